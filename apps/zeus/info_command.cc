@@ -1,0 +1,229 @@
+// Copyright 2026 The Zeus C++ Authors.
+
+#include "apps/zeus/info_command.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "zeus/device/discovery.h"
+#include "zeus/device/privileges.h"
+
+namespace zeus::cli {
+namespace {
+
+using json = nlohmann::json;
+
+double Watts(std::uint32_t mw) { return mw / 1000.0; }
+
+// Reads everything `zeus info` shows into one JSON document; the text form is
+// rendered from it, so the two never disagree.
+json CollectGpu(device::Gpu& gpu, std::size_t index, std::vector<std::string>& problems) {
+  json j;
+  j["index"] = index;
+  j["nvml_index"] = gpu.nvml_index();
+  auto note = [&](const auto& result) {
+    if (!result) problems.push_back(result.error().message());
+  };
+  auto name = gpu.Name();
+  note(name);
+  j["name"] = name ? json(*name) : json(nullptr);
+  auto uuid = gpu.Uuid();
+  note(uuid);
+  j["uuid"] = uuid ? json(*uuid) : json(nullptr);
+  auto pci = gpu.PciBusId();
+  j["pci_bus_id"] = pci ? json(*pci) : json(nullptr);
+  auto arch = gpu.Architecture();
+  note(arch);
+  j["architecture"] = arch ? json(std::string(device::GpuArchitectureName(*arch))) : json(nullptr);
+  auto mig = gpu.MigEnabled();
+  j["mig"] = mig ? json(*mig) : json(nullptr);
+
+  auto limit = gpu.PowerLimitMw();
+  note(limit);
+  j["power_limit_w"] = limit ? json(Watts(*limit)) : json(nullptr);
+  auto def = gpu.DefaultPowerLimitMw();
+  note(def);
+  j["default_power_limit_w"] = def ? json(Watts(*def)) : json(nullptr);
+  auto constraints = gpu.PowerLimitConstraintsMw();
+  note(constraints);
+  j["min_power_limit_w"] = constraints ? json(Watts(constraints->min_mw)) : json(nullptr);
+  j["max_power_limit_w"] = constraints ? json(Watts(constraints->max_mw)) : json(nullptr);
+  auto enforced = gpu.EnforcedPowerLimitMw();
+  j["enforced_power_limit_w"] = enforced ? json(Watts(*enforced)) : json(nullptr);
+  j["energy_counter"] = gpu.SupportsEnergyCounter();
+  if (j["energy_counter"].get<bool>()) {
+    auto energy = gpu.TotalEnergyMj();
+    j["energy_counter_mj"] = energy ? json(*energy) : json(nullptr);
+  } else {
+    j["energy_counter_mj"] = nullptr;
+  }
+  auto power = gpu.PowerUsageMw();
+  note(power);
+  j["power_w"] = power ? json(Watts(*power)) : json(nullptr);
+  auto persistence = gpu.PersistenceMode();
+  j["persistence_mode"] = persistence ? json(*persistence) : json(nullptr);
+  auto temperature = gpu.TemperatureC();
+  j["temperature_c"] = temperature ? json(*temperature) : json(nullptr);
+  return j;
+}
+
+json CollectCpus(std::vector<std::string>& problems, bool& any_unreadable) {
+  json j;
+  std::string root = "/sys/class/powercap";
+  if (const char* env = std::getenv("ZEUS_POWERCAP_ROOT"); env != nullptr && *env != '\0') root = env;
+  j["powercap_root"] = root;
+  device::CpuOptions options;
+  options.wrap_guard = false;  // one read each; no long-lived accumulation here
+  auto cpus = device::OpenCpus(options);
+  j["packages"] = json::array();
+  if (!cpus) {
+    j["available"] = false;
+    j["error"] = cpus.error().message();
+    problems.push_back(cpus.error().message());
+    return j;
+  }
+  j["available"] = !(*cpus)->empty();
+  j["error"] = nullptr;
+  for (std::size_t i = 0; i < (*cpus)->size(); ++i) {
+    device::Cpu& cpu = (*cpus)->cpu(i);
+    json p;
+    p["index"] = i;
+    p["name"] = cpu.name();
+    p["dram"] = cpu.has_dram();
+    auto energy = cpu.TotalEnergy();
+    p["readable"] = static_cast<bool>(energy);
+    p["error"] = energy ? json(nullptr) : json(energy.error().message());
+    if (!energy) any_unreadable = true;
+    j["packages"].push_back(p);
+  }
+  return j;
+}
+
+std::string Fmt(const json& v, const char* unit = "") {
+  if (v.is_null()) return "n/a";
+  if (v.is_number_float()) return fmt::format("{:g}{}", v.get<double>(), unit);
+  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
+  if (v.is_string()) return v.get<std::string>() + unit;
+  return v.dump() + unit;
+}
+
+void PrintText(const json& info) {
+  fmt::print("Zeus {}\n\n", info["version"].get<std::string>());
+  const json& driver = info["driver"];
+  if (!driver["available"].get<bool>()) {
+    fmt::print("NVIDIA driver: none. {}\n", driver["error"].get<std::string>());
+  } else {
+    fmt::print("NVIDIA driver: {} (NVML from {})\n", Fmt(driver["version"]), driver["nvml_library"].get<std::string>());
+    fmt::print("GPUs: {}\n", info["gpus"].size());
+    for (const json& g : info["gpus"]) {
+      fmt::print("  GPU {}: {} ({})\n", g["index"].get<std::size_t>(), Fmt(g["name"]), Fmt(g["architecture"]));
+      fmt::print("    UUID             {}\n", Fmt(g["uuid"]));
+      fmt::print("    PCI bus id       {}\n", Fmt(g["pci_bus_id"]));
+      fmt::print("    NVML index       {}\n", g["nvml_index"].get<unsigned>());
+      fmt::print("    Power limit      {} (default {}, min {}, max {}, enforced {})\n", Fmt(g["power_limit_w"], " W"),
+                 Fmt(g["default_power_limit_w"], " W"), Fmt(g["min_power_limit_w"], " W"),
+                 Fmt(g["max_power_limit_w"], " W"), Fmt(g["enforced_power_limit_w"], " W"));
+      fmt::print("    Power now        {}\n", Fmt(g["power_w"], " W"));
+      fmt::print("    Energy counter   {}\n",
+                 g["energy_counter"].get<bool>() ? "yes" : "no (pre-Volta: energy is integrated from power samples)");
+      fmt::print("    Persistence mode {}   Temperature {}   MIG {}\n", Fmt(g["persistence_mode"]),
+                 Fmt(g["temperature_c"], " C"), Fmt(g["mig"]));
+    }
+  }
+  const json& cpus = info["cpus"];
+  fmt::print("\nCPUs (RAPL under {}): ", cpus["powercap_root"].get<std::string>());
+  if (cpus["packages"].empty()) {
+    fmt::print("none found{}\n", cpus["error"].is_null() ? "" : ": " + cpus["error"].get<std::string>());
+  } else {
+    fmt::print("{} package{}\n", cpus["packages"].size(), cpus["packages"].size() == 1 ? "" : "s");
+    for (const json& p : cpus["packages"]) {
+      fmt::print("  {}: DRAM {}, energy counter {}\n", p["name"].get<std::string>(), Fmt(p["dram"]),
+                 p["readable"].get<bool>() ? "readable" : "not readable");
+      if (!p["error"].is_null()) fmt::print("    {}\n", p["error"].get<std::string>());
+    }
+  }
+  const json& priv = info["privileges"];
+  fmt::print("\nWhat you may change (user: {}{}):\n", priv["root"].get<bool>() ? "root" : "not root",
+             priv["cap_sys_admin"].get<bool>() ? ", CAP_SYS_ADMIN" : "");
+  fmt::print("  GPU power limits, persistence mode, locked clocks: {}\n",
+             priv["can_change_gpu_settings"].get<bool>()
+                 ? "yes"
+                 : "no (needs root or CAP_SYS_ADMIN; run as root or use the zeusd daemon)");
+  fmt::print("  Read CPU/DRAM energy: {}\n",
+             priv["can_read_rapl"].is_null()          ? "n/a (no RAPL packages found)"
+             : priv["can_read_rapl"].get<bool>() ? "yes"
+                                                 : "no (RAPL counters are root-only since Linux 5.10)");
+  for (const json& p : info["problems"]) fmt::print(stderr, "warning: {}\n", p.get<std::string>());
+}
+
+int RunInfo(bool as_json) {
+  json info;
+  info["version"] = ZEUS_VERSION;
+  std::vector<std::string> problems;
+
+  // A library named explicitly must load; the system driver may be absent.
+  const char* lib_env = std::getenv("ZEUS_NVML_LIBRARY");
+  const bool explicit_library = lib_env != nullptr && *lib_env != '\0';
+  device::GpuOptions gpu_options;
+  gpu_options.allow_mig = true;  // list MIG-mode GPUs rather than refuse them
+  auto gpus = device::OpenGpus(gpu_options);
+  json driver;
+  info["gpus"] = json::array();
+  if (!gpus) {
+    const Error& e = gpus.error();
+    if (explicit_library || e.code() != ErrorCode::kUnavailable) {
+      fmt::print(stderr, "error: {}\n", e.message());
+      return ExitCodeFor(e.code());
+    }
+    driver["available"] = false;
+    driver["error"] = e.message();
+    driver["version"] = nullptr;
+    driver["nvml_library"] = nullptr;
+  } else {
+    driver["available"] = true;
+    driver["error"] = nullptr;
+    driver["version"] = (*gpus)->driver_version().empty() ? json(nullptr) : json((*gpus)->driver_version());
+    driver["nvml_library"] = explicit_library ? std::string(lib_env) : std::string("libnvidia-ml.so.1");
+    for (std::size_t i = 0; i < (*gpus)->size(); ++i) {
+      info["gpus"].push_back(CollectGpu((*gpus)->gpu(i), i, problems));
+    }
+  }
+  info["driver"] = driver;
+
+  bool any_unreadable = false;
+  info["cpus"] = CollectCpus(problems, any_unreadable);
+
+  const device::Privileges privileges = device::CurrentPrivileges();
+  info["privileges"] = {{"root", privileges.is_root},
+                        {"cap_sys_admin", privileges.has_cap_sys_admin},
+                        {"can_change_gpu_settings", privileges.can_change_gpu_settings()},
+                        {"can_read_rapl", info["cpus"]["packages"].empty() ? json(nullptr) : json(!any_unreadable)}};
+  info["problems"] = problems;
+
+  if (as_json) {
+    fmt::print("{}\n", info.dump(2));
+  } else {
+    PrintText(info);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void RegisterInfoCommand(CLI::App& app, int* exit_code) {
+  auto* cmd = app.add_subcommand("info", "List the GPUs and CPUs this machine can measure and control");
+  auto as_json = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *as_json, "Print one JSON object instead of text");
+  cmd->footer(
+      "Shows the NVIDIA driver, each visible GPU (name, UUID, architecture, power limits, whether it has an\n"
+      "energy counter), the RAPL CPU packages and whether DRAM is measured, and what the current user may change.\n"
+      "With no NVIDIA driver it says so and still lists the CPUs (exit code 0).");
+  cmd->callback([as_json, exit_code] { *exit_code = RunInfo(*as_json); });
+}
+
+}  // namespace zeus::cli

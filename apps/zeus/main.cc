@@ -1,0 +1,38 @@
+// Copyright 2026 The Zeus C++ Authors.
+//
+// The `zeus` command line. Exit codes follow zeus::ExitCodeFor: 0 ok,
+// 1 runtime failure, 2 usage error, 3 permission denied, 4 unavailable,
+// 5 not supported.
+
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+
+#include "apps/zeus/info_command.h"
+#include "apps/zeus/monitor_command.h"
+#include "zeus/base/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"zeus: measure and optimize the energy of GPU training"};
+  app.set_version_flag("--version", std::string("zeus ") + ZEUS_VERSION);
+  app.require_subcommand(1);
+  app.footer(
+      "Environment:\n"
+      "  ZEUS_NVML_LIBRARY     NVML library to load (default: the driver's libnvidia-ml.so.1)\n"
+      "  ZEUS_EMULATOR_CONFIG  scenario JSON for libzeus-nvml-emulator.so\n"
+      "  ZEUS_POWERCAP_ROOT    powercap root for RAPL (default: /sys/class/powercap)\n"
+      "  CUDA_VISIBLE_DEVICES  which GPUs, in which order (indices or UUIDs)\n"
+      "\nRun `zeus COMMAND --help` for a command's options.");
+
+  int exit_code = 0;
+  zeus::cli::RegisterInfoCommand(app, &exit_code);
+  zeus::cli::RegisterMonitorCommand(app, &exit_code);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 prints the message; --help and --version exit 0, usage errors 2.
+    return app.exit(e) == 0 ? 0 : zeus::ExitCodeFor(zeus::ErrorCode::kInvalidArgument);
+  }
+  return exit_code;
+}

@@ -1,0 +1,30 @@
+# Project-wide compile settings and helpers for the zeus targets.
+
+# zeus_set_warnings(<target>): the project's warning set, errors under ZEUS_WERROR.
+function(zeus_set_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
+                                           -Wold-style-cast -Wcast-align -Wunused -Woverloaded-virtual
+                                           -Wformat=2 -Werror=unused-result)
+  if(ZEUS_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+endfunction()
+
+if(ZEUS_SANITIZE)
+  add_compile_options(-fsanitize=${ZEUS_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${ZEUS_SANITIZE})
+endif()
+
+# zeus_add_test(<name> SOURCES ... LIBS ... [LABELS ...] [ENVIRONMENT ...]):
+# one GoogleTest binary, its tests registered with CTest one by one.
+function(zeus_add_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;LABELS;ENVIRONMENT" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gmock GTest::gtest_main)
+  zeus_set_warnings(${name})
+  if(NOT ARG_LABELS)
+    set(ARG_LABELS unit)
+  endif()
+  gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST
+                       PROPERTIES LABELS "${ARG_LABELS}" ENVIRONMENT "${ARG_ENVIRONMENT}")
+endfunction()

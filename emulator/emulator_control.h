@@ -1,0 +1,62 @@
+/* Copyright 2026 The Zeus C++ Authors.
+ *
+ * The control functions that libzeus-nvml-emulator.so exports next to the
+ * NVML API, for tests and tools that drive the emulator. Plain C, so that it
+ * can be used from any language's FFI.
+ *
+ * Functions that return int return ZEUS_EMULATOR_OK (0) on success and one of
+ * the other codes below otherwise. All are thread-safe.
+ */
+
+#ifndef ZEUS_EMULATOR_EMULATOR_CONTROL_H_
+#define ZEUS_EMULATOR_EMULATOR_CONTROL_H_
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+  ZEUS_EMULATOR_OK = 0,
+  ZEUS_EMULATOR_ERROR_UNINITIALIZED = 1, /* no nvmlInit_v2 in force */
+  ZEUS_EMULATOR_ERROR_WRONG_MODE = 2,    /* e.g. advancing a wall clock */
+  ZEUS_EMULATOR_ERROR_INVALID_ARGUMENT = 3,
+  ZEUS_EMULATOR_ERROR_STATE = 4, /* the shared state file could not be locked */
+};
+
+/* The message of the latest failed nvmlInit_v2, e.g.
+ * "scenario /x/y.json: gpus[1].max_power_limit_w: expected a number, got \"abc\"",
+ * or "" if the latest nvmlInit_v2 succeeded or none failed yet. Never NULL.
+ * The string stays valid until the next nvmlInit_v2 call. */
+const char* zeusEmulatorLastError(void);
+
+/* How many calls this process has made to the NVML function named `function`
+ * (NULL or "*": all functions) on GPU `gpu` (-1: all GPUs, plus calls that
+ * addressed no GPU) since the scenario was loaded, failed and faulted calls
+ * included. 0 when not initialised or the name is unknown. */
+unsigned long long zeusEmulatorCallCount(const char* function, int gpu);
+
+/* Moves the emulated clock forward by `ns` nanoseconds, for every process that
+ * shares the state file. Only with "clock": "manual". Returns
+ * ZEUS_EMULATOR_ERROR_UNINITIALIZED, ZEUS_EMULATOR_ERROR_WRONG_MODE (wall
+ * clock), ZEUS_EMULATOR_ERROR_INVALID_ARGUMENT (time would overflow) or
+ * ZEUS_EMULATOR_ERROR_STATE on failure. */
+int zeusEmulatorAdvanceTimeNs(unsigned long long ns);
+
+/* The path of the shared state file of the loaded scenario, or "" when not
+ * initialised. Never NULL; valid until the next nvmlInit_v2 call. */
+const char* zeusEmulatorStatePath(void);
+
+/* Sets *now_ns to the emulated time: nanoseconds since the state epoch. */
+int zeusEmulatorNowNs(unsigned long long* now_ns);
+
+/* Sets *seconds to the time one iteration of GPU `gpu`'s workload takes at the
+ * power limit now in force (the scenario's workload.iteration_time_s,
+ * interpolated like the power). ZEUS_EMULATOR_ERROR_WRONG_MODE if that GPU has
+ * no workload with iteration times. */
+int zeusEmulatorIterationTimeS(unsigned int gpu, double* seconds);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* ZEUS_EMULATOR_EMULATOR_CONTROL_H_ */

@@ -1,0 +1,79 @@
+// Copyright 2026 The Zeus C++ Authors.
+//
+// Fault injection and call counting. Every call to an emulated NVML function
+// (after nvmlInit_v2) goes through FaultInjector::OnCall, which counts it per
+// (function, GPU) and decides whether a scenario fault rule makes it fail.
+//
+// Counters are per process and per initialisation: they start at zero when a
+// scenario is loaded and vanish when the last nvmlShutdown drops it.
+//
+// Rule semantics (first firing rule wins, in scenario order):
+//   * A rule matches a call if its function matches (a named function, or
+//     "*" = any nvmlDevice* function) and its GPU matches: a rule without a
+//     GPU matches every call; a rule with a GPU matches calls on that GPU, and,
+//     if it names its function, calls of that function that address no GPU at
+//     all (nvmlDeviceGetCount_v2, the nvmlSystem* functions). It never matches
+//     calls with an unknown handle or on other GPUs. (So "*" with a GPU means
+//     "this GPU is lost" without breaking nvmlDeviceGetCount_v2.)
+//   * Each rule numbers its matching calls n = 0, 1, 2, ... The call fails if
+//     n >= after_calls and U(seed, n) < probability, where U is a fixed hash
+//     of (seed, n) onto [0, 1). Decisions therefore depend only on the seed
+//     and the call's position, not on timing or threads.
+//
+// Thread-safety: OnCall and CallCount may be called concurrently.
+
+#ifndef ZEUS_EMULATOR_FAULTS_H_
+#define ZEUS_EMULATOR_FAULTS_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "api_functions.h"
+#include "device/nvml/nvml_abi.h"
+#include "scenario.h"
+
+namespace zeus::emulator {
+
+// GPU designators for calls that do not address a valid GPU.
+inline constexpr int kNoDevice = -1;       // the function takes no device
+inline constexpr int kUnknownDevice = -2;  // a bad handle or index
+
+class FaultInjector {
+ public:
+  // `gpu_count` is the number of GPUs calls may address (0..gpu_count-1).
+  FaultInjector(std::vector<FaultSpec> rules, int gpu_count);
+
+  FaultInjector(const FaultInjector&) = delete;
+  FaultInjector& operator=(const FaultInjector&) = delete;
+
+  // Counts a call to `function` addressing `gpu` (an index, kNoDevice or
+  // kUnknownDevice) and returns the code it must fail with, or NVML_SUCCESS.
+  nvmlReturn_t OnCall(ApiFunction function, int gpu);
+
+  // Calls counted so far to `function` (nullopt: all functions) on `gpu`;
+  // gpu -1 sums all calls, including those that addressed no valid GPU.
+  std::uint64_t CallCount(std::optional<ApiFunction> function, int gpu) const;
+
+  // The fixed hash U(seed, n) onto [0, 1) that probabilistic rules use.
+  static double Uniform(std::uint64_t seed, std::uint64_t n);
+
+ private:
+  struct Rule {
+    FaultSpec spec;
+    std::atomic<std::uint64_t> matched{0};
+  };
+
+  std::size_t Slot(ApiFunction function, int gpu) const;
+
+  std::vector<std::unique_ptr<Rule>> rules_;
+  int gpu_count_;
+  // [function][gpu 0..gpu_count-1, then one slot for calls without a GPU].
+  std::unique_ptr<std::atomic<std::uint64_t>[]> counts_;
+};
+
+}  // namespace zeus::emulator
+
+#endif  // ZEUS_EMULATOR_FAULTS_H_

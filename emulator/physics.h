@@ -1,0 +1,221 @@
+// Copyright 2026 The Zeus C++ Authors.
+//
+// The emulator's physics: what power a GPU draws, how much energy that adds up
+// to, and what a driver's power sensor reports. Everything here is pure math
+// over integer milliwatts and integer emulated nanoseconds, so results are
+// exact and reproducible:
+//
+//   * Emulated time is an int64 count of nanoseconds since the state epoch
+//     (time 0). It is never negative.
+//   * Power is piecewise constant: it can change only when the power limit
+//     changes or when a power schedule steps. Between those instants the drawn
+//     power is min(demand, limit), rounded to a whole milliwatt.
+//   * Energy is integrated segment by segment, without sampling, in
+//     picojoules (1 mW x 1 ns = 1 pJ) carried as whole millijoules plus a
+//     picojoule remainder, so it cannot overflow for any realistic run.
+//
+// LimitHistory is a fixed-size, trivially copyable record of a GPU's power
+// limit over time; it lives inside the memory-mapped state file that emulator
+// processes share (see shared_state.h).
+//
+// Thread-safety: free functions are reentrant; PowerModel is immutable after
+// construction. LimitHistory has no locking of its own.
+
+#ifndef ZEUS_EMULATOR_PHYSICS_H_
+#define ZEUS_EMULATOR_PHYSICS_H_
+
+#include <array>
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace zeus::emulator {
+
+inline constexpr std::int64_t kNsPerSecond = 1'000'000'000;
+inline constexpr std::int64_t kNsPerMs = 1'000'000;
+// "Never": later than any emulated instant.
+inline constexpr std::int64_t kNeverNs = std::numeric_limits<std::int64_t>::max();
+
+// An amount of energy: whole millijoules plus a picojoule remainder.
+// Invariant: rem_pj < 1e9 (one millijoule). Trivially copyable, so it can sit
+// in the shared state file.
+struct Energy {
+  std::uint64_t mj;
+  std::uint64_t rem_pj;
+
+  // Adds `power_mw` drawn for `duration_ns` (>= 0). Exact.
+  void AddPower(std::uint64_t power_mw, std::int64_t duration_ns);
+  // Adds another amount. Exact.
+  void Add(const Energy& other);
+  // Returns *this - other. Requires *this >= other.
+  Energy Minus(const Energy& other) const;
+  // The amount in picojoules. Requires mj < 18e9 (no overflow), which holds
+  // for any power average window the scenario allows.
+  std::uint64_t TotalPicojoules() const;
+
+  friend bool operator==(const Energy&, const Energy&) = default;
+  friend auto operator<=>(const Energy&, const Energy&) = default;
+};
+
+// One entry in a GPU's power-limit timeline: from `time_ns` on (inclusive),
+// the limit is `limit_mw`.
+struct LimitChange {
+  std::int64_t time_ns;
+  std::uint32_t limit_mw;
+  std::uint32_t reserved;  // zero; keeps the layout free of padding
+};
+
+// A piecewise-constant power limit: `base_limit_mw` before the first change,
+// then each change in turn. `changes` must be sorted by time (ties allowed; the
+// later entry wins).
+struct LimitTimeline {
+  std::uint32_t base_limit_mw;
+  std::span<const LimitChange> changes;
+
+  // The limit in force at `time_ns` (right-continuous: a change at exactly
+  // `time_ns` is already in force).
+  std::uint32_t LimitAt(std::int64_t time_ns) const;
+};
+
+// One step of a power schedule: from `time_ns` on, the demand is `power_mw`.
+struct ScheduleStep {
+  std::int64_t time_ns;
+  std::uint32_t power_mw;
+};
+
+// One point of a workload curve: at power limit `limit_mw` the workload wants
+// `power_mw` and (optionally) takes `iteration_time_s` per iteration.
+struct CurvePoint {
+  std::uint32_t limit_mw;
+  double power_mw;
+  std::optional<double> iteration_time_s;
+};
+
+// What a GPU demands, as a function of emulated time and the limit in force.
+// Three kinds, matching the scenario's power_w / power_schedule / workload.
+class PowerModel {
+ public:
+  enum class Kind { kConstant, kSchedule, kWorkload };
+
+  // Demand is `power_mw` at all times.
+  static PowerModel Constant(std::uint32_t power_mw);
+  // Demand follows `steps`. Requires: non-empty, steps[0].time_ns == 0, times
+  // strictly increasing. The last step's power holds forever.
+  static PowerModel Schedule(std::vector<ScheduleStep> steps);
+  // Demand is the curve's power linearly interpolated at the limit in force,
+  // clamped to the end points outside the curve. Requires: non-empty, limits
+  // strictly increasing; iteration times present on all points or none.
+  static PowerModel Workload(std::vector<CurvePoint> points);
+
+  // A constant 0 mW model (so that default-constructed specs are usable).
+  PowerModel() = default;
+
+  Kind kind() const { return kind_; }
+
+  // The power the workload wants at `time_ns` under `limit_mw`, in whole mW.
+  std::uint32_t DemandMw(std::int64_t time_ns, std::uint32_t limit_mw) const;
+  // The power actually drawn: min(demand, limit).
+  std::uint32_t DrawnMw(std::int64_t time_ns, std::uint32_t limit_mw) const;
+  // The first instant after `time_ns` at which the demand changes for a
+  // reason other than the limit (a schedule step), or kNeverNs.
+  std::int64_t NextStepAfterNs(std::int64_t time_ns) const;
+  // Seconds per iteration at `limit_mw`, interpolated like the power; nullopt
+  // unless this is a workload model whose points carry iteration times.
+  std::optional<double> IterationTimeS(std::uint32_t limit_mw) const;
+
+ private:
+  Kind kind_ = Kind::kConstant;
+  std::uint32_t constant_mw_ = 0;
+  std::vector<ScheduleStep> steps_;
+  std::vector<CurvePoint> curve_;
+};
+
+// The exact energy drawn over [from_ns, to_ns) (zero if to_ns <= from_ns).
+Energy IntegrateEnergy(const PowerModel& model, const LimitTimeline& timeline, std::int64_t from_ns,
+                       std::int64_t to_ns);
+
+// The average drawn power over [from_ns, to_ns], rounded to the nearest mW. If
+// the interval is empty (to_ns <= from_ns) it is the power drawn at to_ns.
+// Requires to_ns - from_ns <= 60 s (see Energy::TotalPicojoules).
+std::uint32_t AveragePowerMw(const PowerModel& model, const LimitTimeline& timeline, std::int64_t from_ns,
+                             std::int64_t to_ns);
+
+// How a driver's power sensor reports: the reported value changes only at
+// update instants u_k = k * period_ns, and is the average drawn power over
+// [u - window_ns, u] (clipped at time 0) for the latest u <= now_ns. A zero
+// window reports the power drawn at u.
+struct PowerSensor {
+  std::int64_t period_ns;  // > 0
+  std::int64_t window_ns;  // in [0, 60 s]
+
+  // The latest update instant at or before `now_ns` (now_ns >= 0).
+  std::int64_t LatestUpdateNs(std::int64_t now_ns) const;
+  // The windowed average reported at `now_ns` (NVML's "average" power).
+  std::uint32_t AverageMw(const PowerModel& model, const LimitTimeline& timeline, std::int64_t now_ns) const;
+  // The power drawn at the latest update instant (NVML's "instant" power).
+  std::uint32_t InstantMw(const PowerModel& model, const LimitTimeline& timeline, std::int64_t now_ns) const;
+};
+
+// How many limit changes a LimitHistory keeps individually. Older ones are
+// folded into an energy accumulator.
+inline constexpr std::size_t kLimitHistoryCapacity = 256;
+
+// A GPU's power-limit history, sufficient to integrate its energy exactly from
+// time 0 to any instant not before the latest recorded change.
+//
+// The timeline is: `fold_limit_mw` from `fold_time_ns` until the first kept
+// change, then the kept changes. `fold_energy` is the exact energy over
+// [0, fold_time_ns). When the ring is full, the oldest change is folded: its
+// segment's energy is added to `fold_energy` and the fold point moves forward.
+// Power averages whose window reaches behind `fold_time_ns` treat the limit
+// there as `fold_limit_mw` (an approximation only after more than
+// kLimitHistoryCapacity changes within one averaging window).
+//
+// Trivially copyable with a fixed layout: it lives in the shared state file.
+// Initialise with InitLimitHistory; zeroed memory is not a valid history.
+struct LimitHistory {
+  std::int64_t fold_time_ns;
+  std::uint32_t fold_limit_mw;
+  std::uint32_t count;  // kept changes, <= kLimitHistoryCapacity
+  Energy fold_energy;
+  // Energy over [0, reset time) once the fold point has passed the counter
+  // reset time (see CounterEnergyAt); valid when reset_captured != 0.
+  std::uint32_t reset_captured;
+  std::uint32_t reserved;
+  Energy reset_energy;
+  std::array<LimitChange, kLimitHistoryCapacity> changes;
+};
+
+// Resets `history` to "limit `initial_limit_mw` since time 0, nothing drawn".
+void InitLimitHistory(LimitHistory* history, std::uint32_t initial_limit_mw);
+
+// The limit timeline a history describes.
+LimitTimeline TimelineOf(const LimitHistory& history);
+
+// The limit currently in force (the latest change, or the fold limit).
+std::uint32_t CurrentLimitMw(const LimitHistory& history);
+
+// Records that the limit becomes `limit_mw` at `time_ns`. A time earlier than
+// the latest recorded change is moved up to it (time never runs backwards in
+// the record); a change at the same instant as the latest replaces it.
+// `counter_reset_ns` is the GPU's energy-counter reset time, if any, so that
+// folding can capture the energy at that instant exactly.
+void RecordLimitChange(LimitHistory* history, const PowerModel& model, std::optional<std::int64_t> counter_reset_ns,
+                       std::int64_t time_ns, std::uint32_t limit_mw);
+
+// The exact energy drawn over [0, now_ns). now_ns is clamped up to the fold
+// time.
+Energy TotalEnergyAt(const LimitHistory& history, const PowerModel& model, std::int64_t now_ns);
+
+// What the GPU's energy counter reads at `now_ns`: TotalEnergyAt, or, once
+// `counter_reset_ns` has passed, the energy since that instant.
+Energy CounterEnergyAt(const LimitHistory& history, const PowerModel& model,
+                       std::optional<std::int64_t> counter_reset_ns, std::int64_t now_ns);
+
+}  // namespace zeus::emulator
+
+#endif  // ZEUS_EMULATOR_PHYSICS_H_

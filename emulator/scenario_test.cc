@@ -1,0 +1,363 @@
+// Copyright 2026 The Zeus C++ Authors.
+
+#include "scenario.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace zeus::emulator {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
+using ::testing::StartsWith;
+
+constexpr std::int64_t kMs = kNsPerMs;
+
+// A valid GPU object with `extra` spliced in (e.g. `, "mig": true`).
+std::string Gpu(const std::string& extra = "", const std::string& power = R"("power_w": 180)") {
+  return R"({"name": "Tesla V100-SXM2-32GB", "architecture": "volta", "min_power_limit_w": 100,
+             "max_power_limit_w": 250, "default_power_limit_w": 250, "energy_counter": true, )" +
+         power + extra + "}";
+}
+
+std::string WithGpus(const std::string& gpus, const std::string& top = "") {
+  return "{" + top + R"("gpus": [)" + gpus + "]}";
+}
+
+Scenario ParseOk(const std::string& text) {
+  Scenario scenario;
+  std::string error;
+  EXPECT_TRUE(ParseScenario(text, &scenario, &error)) << error;
+  return scenario;
+}
+
+std::string ParseError(const std::string& text) {
+  Scenario scenario;
+  std::string error;
+  EXPECT_FALSE(ParseScenario(text, &scenario, &error)) << "parsed unexpectedly: " << text;
+  return error;
+}
+
+TEST(EmulatorParseScenarioTest, MinimalScenarioGetsDefaults) {
+  const Scenario s = ParseOk(WithGpus(Gpu()));
+  EXPECT_EQ(s.driver_version, "550.54.15-zeus-emulator");
+  EXPECT_EQ(s.nvml_version, "12.550.54.15-zeus-emulator");
+  EXPECT_EQ(s.state_file, "");
+  EXPECT_EQ(s.clock, ClockMode::kWall);
+  EXPECT_EQ(s.time_scale, 1.0);
+  EXPECT_TRUE(s.faults.empty());
+  ASSERT_EQ(s.gpus.size(), 1u);
+  const GpuSpec& g = s.gpus[0];
+  EXPECT_EQ(g.name, "Tesla V100-SXM2-32GB");
+  EXPECT_EQ(g.architecture, static_cast<unsigned int>(NVML_DEVICE_ARCH_VOLTA));
+  EXPECT_EQ(g.min_limit_mw, 100'000u);
+  EXPECT_EQ(g.max_limit_mw, 250'000u);
+  EXPECT_EQ(g.default_limit_mw, 250'000u);
+  EXPECT_EQ(g.initial_limit_mw, 250'000u);
+  EXPECT_TRUE(g.energy_counter);
+  EXPECT_EQ(g.power.kind(), PowerModel::Kind::kConstant);
+  EXPECT_EQ(g.power.DemandMw(0, 250'000), 180'000u);
+  EXPECT_THAT(g.uuid, MatchesRegex("GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"));
+  EXPECT_EQ(g.pci_bus_id, "00000000:01:00.0");
+  EXPECT_EQ(g.pci_bus_id_legacy, "0000:01:00.0");
+  EXPECT_EQ(g.pci_bus, 1u);
+  EXPECT_EQ(g.memory_power_mw, std::nullopt);
+  EXPECT_EQ(g.counter_reset_ns, std::nullopt);
+  EXPECT_EQ(g.temperature_c, 40u);
+  EXPECT_FALSE(g.persistence_mode);
+  EXPECT_FALSE(g.mig);
+  EXPECT_FALSE(g.memory_clocks_mhz.empty());
+  EXPECT_FALSE(g.graphics_clocks_mhz.empty());
+  EXPECT_TRUE(std::is_sorted(g.graphics_clocks_mhz.rbegin(), g.graphics_clocks_mhz.rend()));
+  EXPECT_EQ(g.power_update_period_ns, 100 * kMs);
+  EXPECT_EQ(g.power_average_window_ns, 100 * kMs);  // pre-Ampere: one period
+}
+
+TEST(EmulatorParseScenarioTest, DefaultsDifferPerGpu) {
+  const std::string ampere = R"({"name": "A100", "architecture": "Ampere", "min_power_limit_w": 100,
+      "max_power_limit_w": 400, "default_power_limit_w": 400, "energy_counter": true, "power_w": 300})";
+  const Scenario s = ParseOk(WithGpus(Gpu() + "," + ampere));
+  ASSERT_EQ(s.gpus.size(), 2u);
+  EXPECT_EQ(s.gpus[1].architecture, static_cast<unsigned int>(NVML_DEVICE_ARCH_AMPERE));
+  EXPECT_EQ(s.gpus[1].power_average_window_ns, 1000 * kMs);
+  EXPECT_EQ(s.gpus[1].pci_bus_id, "00000000:02:00.0");
+  EXPECT_NE(s.gpus[0].uuid, s.gpus[1].uuid);
+  // Deterministic: the same scenario gives the same UUIDs.
+  EXPECT_EQ(ParseOk(WithGpus(Gpu() + "," + ampere)).gpus[1].uuid, s.gpus[1].uuid);
+}
+
+TEST(EmulatorParseScenarioTest, FullExampleWithCommentsParses) {
+  const std::string text = R"({
+    // Comments are allowed.
+    "driver_version": "550.54.15", "nvml_version": "12.550.54.15",
+    "state_file": "/tmp/my.state", "clock": "manual", "time_scale": 2.5,
+    "power_update_period_ms": 50, "power_average_window_ms": 500,
+    "gpus": [
+      { "name": "Tesla V100-SXM2-32GB", "architecture": "volta",
+        "min_power_limit_w": 100, "max_power_limit_w": 250, "default_power_limit_w": 250,
+        "energy_counter": true,
+        "power_limit_w": 200, "uuid": "GPU-abc", "pci_bus_id": "0000:1a:00.1",
+        "workload": { "power_limits_w": [100,150,200,250], "power_w": [95,140,180,190],
+                      "iteration_time_s": [0.5,0.4,0.35,0.33] },
+        "memory_power_w": 30, "temperature_c": 45, "persistence_mode": true, "mig": true,
+        "supported_memory_clocks_mhz": [877], "supported_graphics_clocks_mhz": [135, 1530, 1380, 1200],
+        "power_update_period_ms": 20, "power_average_window_ms": 0, "counter_reset_at_s": 1.0 },
+      { "name": "H100", "architecture": "HOPPER", "min_power_limit_w": 200, "max_power_limit_w": 700,
+        "default_power_limit_w": 700, "energy_counter": false,
+        "power_schedule": [ {"at_s": 0, "power_w": 100}, {"at_s": 1.5, "power_w": 200} ] }
+    ],
+    "faults": [
+      { "function": "nvmlDeviceSetPowerManagementLimit", "gpu": 0, "return": "NO_PERMISSION",
+        "after_calls": 3, "probability": 0.3, "seed": 7 },
+      { "function": "*", "return": 15 }
+    ]
+  })";
+  const Scenario s = ParseOk(text);
+  EXPECT_EQ(s.driver_version, "550.54.15");
+  EXPECT_EQ(s.nvml_version, "12.550.54.15");
+  EXPECT_EQ(s.state_file, "/tmp/my.state");
+  EXPECT_EQ(s.clock, ClockMode::kManual);
+  EXPECT_EQ(s.time_scale, 2.5);
+  ASSERT_EQ(s.gpus.size(), 2u);
+  const GpuSpec& a = s.gpus[0];
+  EXPECT_EQ(a.initial_limit_mw, 200'000u);
+  EXPECT_EQ(a.uuid, "GPU-abc");
+  EXPECT_EQ(a.pci_bus_id, "00000000:1A:00.1");
+  EXPECT_EQ(a.pci_bus_id_legacy, "0000:1A:00.1");
+  EXPECT_EQ(a.pci_bus, 0x1Au);
+  EXPECT_EQ(a.power.kind(), PowerModel::Kind::kWorkload);
+  EXPECT_EQ(a.power.DemandMw(0, 175'000), 160'000u);
+  EXPECT_EQ(a.memory_power_mw, 30'000u);
+  EXPECT_EQ(a.temperature_c, 45u);
+  EXPECT_TRUE(a.persistence_mode);
+  EXPECT_TRUE(a.mig);
+  EXPECT_EQ(a.memory_clocks_mhz, (std::vector<unsigned int>{877}));
+  EXPECT_EQ(a.graphics_clocks_mhz, (std::vector<unsigned int>{1530, 1380, 1200, 135}));
+  EXPECT_EQ(a.power_update_period_ns, 20 * kMs);
+  EXPECT_EQ(a.power_average_window_ns, 0);
+  EXPECT_EQ(a.counter_reset_ns, 1000 * kMs);
+  const GpuSpec& b = s.gpus[1];
+  EXPECT_EQ(b.architecture, static_cast<unsigned int>(NVML_DEVICE_ARCH_HOPPER));
+  EXPECT_FALSE(b.energy_counter);
+  EXPECT_EQ(b.power.kind(), PowerModel::Kind::kSchedule);
+  EXPECT_EQ(b.power.DemandMw(1'500 * kMs, 700'000), 200'000u);
+  EXPECT_EQ(b.power_update_period_ns, 50 * kMs);    // top-level default
+  EXPECT_EQ(b.power_average_window_ns, 500 * kMs);  // top-level default beats the per-arch one
+  ASSERT_EQ(s.faults.size(), 2u);
+  EXPECT_EQ(s.faults[0].function, ApiFunction::nvmlDeviceSetPowerManagementLimit);
+  EXPECT_EQ(s.faults[0].gpu, 0);
+  EXPECT_EQ(s.faults[0].return_code, NVML_ERROR_NO_PERMISSION);
+  EXPECT_EQ(s.faults[0].after_calls, 3u);
+  EXPECT_EQ(s.faults[0].probability, 0.3);
+  EXPECT_EQ(s.faults[0].seed, 7u);
+  EXPECT_EQ(s.faults[1].function, std::nullopt);
+  EXPECT_EQ(s.faults[1].gpu, std::nullopt);
+  EXPECT_EQ(s.faults[1].return_code, NVML_ERROR_GPU_IS_LOST);
+  EXPECT_EQ(s.faults[1].probability, 1.0);
+  EXPECT_NE(s.content_hash, ParseOk(text + " ").content_hash);
+}
+
+TEST(EmulatorParseScenarioTest, ZeroGpusIsValid) { EXPECT_TRUE(ParseOk(R"({"gpus": []})").gpus.empty()); }
+
+TEST(EmulatorParseScenarioErrorTest, SyntaxErrorNamesLineAndColumn) {
+  EXPECT_THAT(ParseError("{\n  \"gpus\": [\n    }\n"), StartsWith("line 3, column 5: JSON syntax error: "));
+  EXPECT_THAT(ParseError(""), StartsWith("line 1, column 1: JSON syntax error: "));
+}
+
+TEST(EmulatorParseScenarioErrorTest, WrongTypeNamesPathAndValue) {
+  const std::string bad = R"({"name": "x", "architecture": "volta", "min_power_limit_w": 100,
+      "max_power_limit_w": "abc", "default_power_limit_w": 250, "energy_counter": true, "power_w": 1})";
+  EXPECT_EQ(ParseError(WithGpus(Gpu() + "," + bad)), R"(gpus[1].max_power_limit_w: expected a number, got "abc")");
+  EXPECT_EQ(ParseError(WithGpus(Gpu(R"(, "mig": 1)"))), "gpus[0].mig: expected true or false, got 1");
+  EXPECT_EQ(ParseError(R"({"gpus": {}})"), "gpus: expected an array, got {}");
+  EXPECT_EQ(ParseError("[1, 2]"), "the top level must be a JSON object, got [1,2]");
+  EXPECT_EQ(ParseError(WithGpus(Gpu(R"(, "temperature_c": 40.5)"))),
+            "gpus[0].temperature_c: expected an integer, got 40.5");
+}
+
+TEST(EmulatorParseScenarioErrorTest, MissingRequiredKey) {
+  EXPECT_EQ(ParseError(R"({"gpus": [{"architecture": "volta"}]})"), R"(gpus[0]: missing required key "name")");
+  EXPECT_EQ(ParseError("{}"), R"(missing required key "gpus")");
+  EXPECT_EQ(ParseError(WithGpus(Gpu("", R"("mig": false)"))),
+            R"(gpus[0]: needs one of "power_w", "workload" or "power_schedule")");
+}
+
+TEST(EmulatorParseScenarioErrorTest, UnknownKeysAreErrors) {
+  EXPECT_EQ(ParseError(WithGpus(Gpu(R"(, "power_watts": 3)"))), R"(gpus[0]: unknown key "power_watts")");
+  EXPECT_EQ(ParseError(WithGpus(Gpu(), R"("clocks": "wall", )")), R"(unknown key "clocks")");
+  EXPECT_EQ(ParseError(WithGpus(Gpu("", R"("workload": {"power_limits_w": [1], "power_w": [1], "x": 1})"))),
+            R"(gpus[0].workload: unknown key "x")");
+  EXPECT_EQ(ParseError(WithGpus(Gpu(), R"("faults": [{"function": "*", "return": 1, "gpus": 0}], )")),
+            R"(faults[0]: unknown key "gpus")");
+}
+
+TEST(EmulatorParseScenarioErrorTest, DuplicateKeysAreErrors) {
+  EXPECT_EQ(ParseError(WithGpus(Gpu() + "," + Gpu(R"(, "name": "again")"))), R"(gpus[1]: duplicate key "name")");
+  EXPECT_EQ(ParseError(R"({"gpus": [], "gpus": []})"), R"(duplicate key "gpus")");
+  EXPECT_EQ(ParseError(WithGpus(Gpu("", R"("power_schedule": [{"at_s": 0, "at_s": 1}])"))),
+            R"(gpus[0].power_schedule[0]: duplicate key "at_s")");
+  // The same key in different objects is fine.
+  ParseOk(WithGpus(Gpu() + "," + Gpu(R"(, "uuid": "GPU-2")")));
+}
+
+TEST(EmulatorParseScenarioErrorTest, BadArchitecture) {
+  const std::string gpu = R"({"name": "x", "architecture": "voltaa", "min_power_limit_w": 1,
+      "max_power_limit_w": 2, "default_power_limit_w": 2, "energy_counter": true, "power_w": 1})";
+  EXPECT_EQ(ParseError(WithGpus(gpu)),
+            R"(gpus[0].architecture: unknown architecture "voltaa"; expected one of kepler, maxwell, pascal, )"
+            "volta, turing, ampere, ada, hopper, blackwell");
+}
+
+TEST(EmulatorParseScenarioErrorTest, PowerLimitRanges) {
+  const std::string prefix = R"({"name": "x", "architecture": "volta", "energy_counter": true, "power_w": 1, )";
+  EXPECT_EQ(ParseError(WithGpus(prefix + R"("min_power_limit_w": 300, "max_power_limit_w": 250,
+                                            "default_power_limit_w": 250})")),
+            "gpus[0].min_power_limit_w: 300 W is above max_power_limit_w (250 W)");
+  EXPECT_EQ(ParseError(WithGpus(prefix + R"("min_power_limit_w": 100, "max_power_limit_w": 250,
+                                            "default_power_limit_w": 260})")),
+            "gpus[0].default_power_limit_w: 260 W is outside [min_power_limit_w, max_power_limit_w] = "
+            "[100 W, 250 W]");
+  EXPECT_EQ(ParseError(WithGpus(Gpu(R"(, "power_limit_w": 99.5)"))),
+            "gpus[0].power_limit_w: 99.5 W is outside [min_power_limit_w, max_power_limit_w] = [100 W, 250 W]");
+  EXPECT_EQ(ParseError(WithGpus(Gpu("", R"("power_w": -1)"))),
+            "gpus[0].power_w: must be between 0 and 100000 W, got -1");
+  EXPECT_EQ(ParseError(WithGpus(Gpu("", R"("power_w": 1, "workload": {})"))),
+            R"(gpus[0]: give only one of "power_w", "workload" and "power_schedule" (found "power_w" and "workload"))");
+}
+
+TEST(EmulatorParseScenarioErrorTest, WorkloadAndScheduleShapes) {
+  EXPECT_EQ(ParseError(WithGpus(Gpu("", R"("workload": {"power_limits_w": [100, 200], "power_w": [1]})"))),
+            "gpus[0].workload.power_w: has 1 entries but power_limits_w has 2");
+  EXPECT_EQ(ParseError(WithGpus(Gpu("", R"("workload": {"power_limits_w": [200, 100], "power_w": [1, 2]})"))),
+            "gpus[0].workload.power_limits_w[1]: limits must be strictly increasing (100 W follows 200 W)");
+  EXPECT_EQ(ParseError(WithGpus(Gpu("", R"("workload": {"power_limits_w": [100], "power_w": [1],
+                                                        "iteration_time_s": [0]})"))),
+            "gpus[0].workload.iteration_time_s[0]: must be greater than 0 s, got 0");
+  EXPECT_EQ(ParseError(WithGpus(Gpu("", R"("power_schedule": [{"at_s": 1, "power_w": 1}])"))),
+            "gpus[0].power_schedule[0].at_s: the first step must be at 0 s, got 1");
+  EXPECT_EQ(ParseError(WithGpus(Gpu("", R"("power_schedule": [{"at_s": 0, "power_w": 1},
+                                                              {"at_s": 0, "power_w": 2}])"))),
+            "gpus[0].power_schedule[1].at_s: steps must be in strictly increasing time order");
+  EXPECT_EQ(ParseError(WithGpus(Gpu("", R"("power_schedule": [])"))), "gpus[0].power_schedule: must not be empty");
+}
+
+TEST(EmulatorParseScenarioErrorTest, OtherGpuFields) {
+  EXPECT_EQ(ParseError(WithGpus(Gpu(R"(, "pci_bus_id": "0:1:2")"))),
+            R"(gpus[0].pci_bus_id: expected a PCI bus id like "00000000:1A:00.0", got "0:1:2")");
+  EXPECT_EQ(ParseError(WithGpus(Gpu(R"(, "supported_memory_clocks_mhz": [877, 877])"))),
+            "gpus[0].supported_memory_clocks_mhz: lists 877 MHz twice");
+  EXPECT_EQ(ParseError(WithGpus(Gpu(R"(, "uuid": "GPU-1")") + "," + Gpu(R"(, "uuid": "GPU-1")"))),
+            R"(gpus[1].uuid: "GPU-1" is already used by gpus[0])");
+  EXPECT_EQ(ParseError(WithGpus(Gpu(R"(, "power_update_period_ms": 0)"))),
+            "gpus[0].power_update_period_ms: must be greater than 0 ms");
+  const std::string unnamed = R"({"name": "", "architecture": "volta", "min_power_limit_w": 1,
+      "max_power_limit_w": 2, "default_power_limit_w": 2, "energy_counter": true, "power_w": 1})";
+  EXPECT_EQ(ParseError(WithGpus(unnamed)), "gpus[0].name: must not be empty");
+  EXPECT_EQ(ParseError(WithGpus(Gpu(), R"("clock": "sundial", )")),
+            R"(clock: expected "wall" or "manual", got "sundial")");
+  EXPECT_EQ(ParseError(WithGpus(Gpu(), R"("time_scale": 0, )")), "time_scale: must be greater than 0, got 0");
+}
+
+TEST(EmulatorParseScenarioErrorTest, FaultRules) {
+  auto fault_error = [](const std::string& fault) {
+    return ParseError(WithGpus(Gpu(), R"("faults": [)" + fault + "], "));
+  };
+  EXPECT_EQ(fault_error(R"({"function": "nvmlDeviceSetPowerLimit", "return": "UNKNOWN"})"),
+            R"(faults[0].function: unknown function "nvmlDeviceSetPowerLimit"; name an NVML function from )"
+            R"(nvml_api.def, or "*")");
+  EXPECT_EQ(fault_error(R"({"function": "nvmlInit_v2", "return": "UNKNOWN"})"),
+            "faults[0].function: nvmlInit_v2 cannot be faulted");
+  EXPECT_EQ(fault_error(R"({"function": "*", "return": "NO_PERMISION"})"),
+            R"(faults[0].return: unknown NVML return code "NO_PERMISION")");
+  EXPECT_EQ(fault_error(R"({"function": "*", "return": "SUCCESS"})"),
+            R"(faults[0].return: SUCCESS is not a fault; name an error code such as "UNKNOWN")");
+  EXPECT_EQ(fault_error(R"({"function": "*", "return": 1, "gpu": 1})"), "faults[0].gpu: no GPU 1 (the scenario has 1)");
+  EXPECT_EQ(fault_error(R"({"function": "*", "return": 1, "probability": 1.5})"),
+            "faults[0].probability: must be between 0 and 1, got 1.5");
+  EXPECT_EQ(fault_error(R"({"return": 1})"), R"(faults[0]: missing required key "function")");
+}
+
+TEST(EmulatorParseScenarioTest, ReturnCodesAcceptPrefixAndCase) {
+  const Scenario s = ParseOk(WithGpus(Gpu(), R"("faults": [{"function": "*", "return": "nvml_error_gpu_is_lost"}], )"));
+  EXPECT_EQ(s.faults[0].return_code, NVML_ERROR_GPU_IS_LOST);
+}
+
+class EmulatorLoadScenarioFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (std::filesystem::temp_directory_path() / "zeus-scenario-test-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string Write(const std::string& name, const std::string& text) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(EmulatorLoadScenarioFileTest, MissingFileNamesThePath) {
+  Scenario s;
+  std::string error;
+  const std::string path = (dir_ / "absent.json").string();
+  EXPECT_FALSE(LoadScenarioFile(path, &s, &error));
+  EXPECT_EQ(error, "scenario " + path + ": cannot open: No such file or directory");
+}
+
+TEST_F(EmulatorLoadScenarioFileTest, ParseErrorsArePrefixedWithThePath) {
+  Scenario s;
+  std::string error;
+  const std::string path = Write("bad.json", WithGpus(Gpu(R"(, "power_watts": 3)")));
+  EXPECT_FALSE(LoadScenarioFile(path, &s, &error));
+  EXPECT_EQ(error, "scenario " + path + R"(: gpus[0]: unknown key "power_watts")");
+}
+
+TEST_F(EmulatorLoadScenarioFileTest, DefaultStateFileIsUnderTmpdirAndStable) {
+  const std::string path = Write("ok.json", WithGpus(Gpu()));
+  const char* old_tmpdir = std::getenv("TMPDIR");
+  const std::string saved = old_tmpdir != nullptr ? old_tmpdir : "";
+  ::setenv("TMPDIR", dir_.c_str(), 1);
+  Scenario s;
+  std::string error;
+  const bool ok = LoadScenarioFile(path, &s, &error);
+  if (old_tmpdir != nullptr) {
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  } else {
+    ::unsetenv("TMPDIR");
+  }
+  ASSERT_TRUE(ok) << error;
+  const std::string real = std::filesystem::canonical(path).string();
+  EXPECT_EQ(s.state_file, DefaultStatePath(real, dir_.string()));
+  EXPECT_THAT(s.state_file, MatchesRegex(".*/zeus-nvml-emulator-[0-9a-f]{16}\\.state"));
+  EXPECT_THAT(s.state_file, StartsWith(dir_.string() + "/"));
+  EXPECT_EQ(DefaultStatePath("/a/b.json", "/tmp/"), DefaultStatePath("/a/b.json", "/tmp"));
+  EXPECT_NE(DefaultStatePath("/a/b.json", "/tmp"), DefaultStatePath("/a/c.json", "/tmp"));
+  EXPECT_EQ(s.content_hash, Fnv1a64(WithGpus(Gpu())));
+}
+
+TEST_F(EmulatorLoadScenarioFileTest, RelativeStateFileIsNextToTheScenario) {
+  const std::string path = Write("rel.json", WithGpus(Gpu(), R"("state_file": "emu.state", )"));
+  Scenario s;
+  std::string error;
+  ASSERT_TRUE(LoadScenarioFile(path, &s, &error)) << error;
+  EXPECT_EQ(s.state_file, std::filesystem::canonical(dir_).string() + "/emu.state");
+}
+
+TEST(EmulatorFnv1aTest, KnownValues) {
+  EXPECT_EQ(Fnv1a64(""), 0xcbf29ce484222325ull);
+  EXPECT_EQ(Fnv1a64("a"), 0xaf63dc4c8601ec8cull);
+}
+
+}  // namespace
+}  // namespace zeus::emulator

@@ -1,0 +1,119 @@
+// Copyright 2026 The Zeus C++ Authors.
+//
+// The GPU seam. Everything above the device layer (measurement, optimizers,
+// CLI) sees GPUs only through `Gpu` and `GpuSet`; NVML stays private to
+// src/device/nvml. Obtain a GpuSet from zeus/device/discovery.h at a
+// composition root (the CLI, a service's main) and pass it down.
+//
+// Units are in every name: mW, mJ, MHz, degrees Celsius.
+//
+// Thread-safety: a Gpu may be called from several threads at once (NVML is
+// thread-safe, and so is the emulator). A GpuSet is immutable after opening.
+
+#ifndef ZEUS_DEVICE_GPU_H_
+#define ZEUS_DEVICE_GPU_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "zeus/base/error.h"
+
+namespace zeus::device {
+
+enum class GpuArchitecture : std::uint8_t {
+  kUnknown = 0, kKepler, kMaxwell, kPascal, kVolta, kTuring, kAmpere, kAda, kHopper, kBlackwell,
+};
+
+// Lower-case name ("volta"), "unknown" for kUnknown.
+std::string_view GpuArchitectureName(GpuArchitecture arch);
+
+struct PowerLimitConstraints {
+  std::uint32_t min_mw = 0;
+  std::uint32_t max_mw = 0;
+};
+
+// One GPU. Getters read the device each time (no caching beyond what the
+// implementation documents); setters act at once.
+class Gpu {
+ public:
+  virtual ~Gpu() = default;
+
+  // The index NVML gives this device (not the CUDA_VISIBLE_DEVICES index).
+  virtual unsigned int nvml_index() const = 0;
+
+  virtual Result<std::string> Name() = 0;
+  virtual Result<std::string> Uuid() = 0;
+  // PCI bus id, e.g. "00000000:1A:00.0".
+  virtual Result<std::string> PciBusId() = 0;
+  virtual Result<GpuArchitecture> Architecture() = 0;
+  // Whether the GPU is in MIG mode (a whole-device view of a partitioned GPU).
+  virtual Result<bool> MigEnabled() = 0;
+
+  // The driver's power reading: a 1 s average on Ampere (except GA100) and
+  // newer, instantaneous before; updated on the driver's period.
+  virtual Result<std::uint32_t> PowerUsageMw() = 0;
+  // Explicit power domains (NVML field values). kNotSupported where the
+  // driver lacks the field or scope.
+  virtual Result<std::uint32_t> InstantPowerMw() = 0;
+  virtual Result<std::uint32_t> AveragePowerMw() = 0;
+  virtual Result<std::uint32_t> MemoryPowerMw() = 0;
+
+  // Whether TotalEnergyMj() is available (Volta and newer).
+  virtual bool SupportsEnergyCounter() = 0;
+  // Energy since the driver was loaded, in mJ. kNotSupported before Volta.
+  virtual Result<std::uint64_t> TotalEnergyMj() = 0;
+
+  virtual Result<std::uint32_t> PowerLimitMw() = 0;
+  virtual Result<PowerLimitConstraints> PowerLimitConstraintsMw() = 0;
+  virtual Result<std::uint32_t> DefaultPowerLimitMw() = 0;
+  // The limit the driver actually enforces (may be lower than PowerLimitMw()
+  // when another agent caps the board).
+  virtual Result<std::uint32_t> EnforcedPowerLimitMw() = 0;
+  // REQUIRES: root or CAP_SYS_ADMIN on real hardware. A value outside the
+  // constraints is kInvalidArgument.
+  virtual Status SetPowerLimitMw(std::uint32_t limit_mw) = 0;
+  // Sets the default limit.
+  virtual Status ResetPowerLimit() = 0;
+
+  virtual Result<bool> PersistenceMode() = 0;
+  virtual Status SetPersistenceMode(bool enabled) = 0;
+
+  virtual Result<unsigned int> TemperatureC() = 0;
+
+  virtual Result<unsigned int> SmClockMhz() = 0;
+  virtual Result<unsigned int> MemoryClockMhz() = 0;
+  virtual Result<std::vector<unsigned int>> SupportedMemoryClocksMhz() = 0;
+  virtual Result<std::vector<unsigned int>> SupportedGraphicsClocksMhz(unsigned int memory_clock_mhz) = 0;
+  virtual Status SetGpuLockedClocks(unsigned int min_mhz, unsigned int max_mhz) = 0;
+  virtual Status ResetGpuLockedClocks() = 0;
+  virtual Status SetMemoryLockedClocks(unsigned int min_mhz, unsigned int max_mhz) = 0;
+  virtual Status ResetMemoryLockedClocks() = 0;
+};
+
+// The GPUs visible to this process, in CUDA_VISIBLE_DEVICES order: gpu(i) is
+// what a framework calls device i.
+class GpuSet {
+ public:
+  GpuSet(std::string driver_version, std::vector<std::unique_ptr<Gpu>> gpus)
+      : driver_version_(std::move(driver_version)), gpus_(std::move(gpus)) {}
+  GpuSet(const GpuSet&) = delete;
+  GpuSet& operator=(const GpuSet&) = delete;
+
+  // Driver version string, e.g. "550.54.15"; empty when unknown.
+  const std::string& driver_version() const { return driver_version_; }
+  std::size_t size() const { return gpus_.size(); }
+  bool empty() const { return gpus_.empty(); }
+  // REQUIRES: index < size().
+  Gpu& gpu(std::size_t index) const { return *gpus_.at(index); }
+
+ private:
+  std::string driver_version_;
+  std::vector<std::unique_ptr<Gpu>> gpus_;
+};
+
+}  // namespace zeus::device
+
+#endif  // ZEUS_DEVICE_GPU_H_

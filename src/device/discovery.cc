@@ -1,0 +1,105 @@
+// Copyright 2026 The Zeus C++ Authors.
+
+#include "zeus/device/discovery.h"
+
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "device/nvml/nvml_error.h"
+#include "device/nvml/nvml_gpu.h"
+#include "device/nvml/nvml_library.h"
+#include "device/nvml/visible_devices.h"
+#include "device/rapl/rapl_cpu.h"
+
+namespace zeus::device {
+
+std::string_view GpuArchitectureName(GpuArchitecture arch) {
+  switch (arch) {
+    case GpuArchitecture::kKepler: return "kepler";
+    case GpuArchitecture::kMaxwell: return "maxwell";
+    case GpuArchitecture::kPascal: return "pascal";
+    case GpuArchitecture::kVolta: return "volta";
+    case GpuArchitecture::kTuring: return "turing";
+    case GpuArchitecture::kAmpere: return "ampere";
+    case GpuArchitecture::kAda: return "ada";
+    case GpuArchitecture::kHopper: return "hopper";
+    case GpuArchitecture::kBlackwell: return "blackwell";
+    case GpuArchitecture::kUnknown: break;
+  }
+  return "unknown";
+}
+
+Result<std::unique_ptr<GpuSet>> OpenGpus(const GpuOptions& options) {
+  using nvml::NvmlError;
+  using nvml::NvmlLibrary;
+  using nvml::NvmlOperation;
+
+  auto library = NvmlLibrary::Load(options.nvml_library);
+  if (!library) return Fail(library.error());
+  const nvml::NvmlApi& api = (*library)->api();
+
+  unsigned int count = 0;
+  if (nvmlReturn_t rc = api.nvmlDeviceGetCount_v2(&count); rc != NVML_SUCCESS) {
+    return Fail(NvmlError(rc, "counting GPUs", NvmlOperation::kQuery));
+  }
+  std::vector<nvmlDevice_t> handles(count);
+  std::vector<std::string> uuids(count);
+  for (unsigned int i = 0; i < count; ++i) {
+    if (nvmlReturn_t rc = api.nvmlDeviceGetHandleByIndex_v2(i, &handles[i]); rc != NVML_SUCCESS) {
+      return Fail(NvmlError(rc, fmt::format("opening GPU {}", i), NvmlOperation::kQuery));
+    }
+    char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE] = {};
+    if (nvmlReturn_t rc = api.nvmlDeviceGetUUID(handles[i], uuid, sizeof uuid); rc != NVML_SUCCESS) {
+      return Fail(NvmlError(rc, fmt::format("reading the UUID of GPU {}", i), NvmlOperation::kQuery));
+    }
+    uuids[i] = uuid;
+  }
+
+  std::optional<std::string> spec = options.cuda_visible_devices;
+  if (!spec) {
+    if (const char* env = std::getenv("CUDA_VISIBLE_DEVICES"); env != nullptr) spec = env;
+  }
+  auto visible = nvml::ResolveVisibleDevices(spec, uuids);
+  if (!visible) return Fail(visible.error());
+
+  std::string driver_version;
+  char version[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = {};
+  if (NvmlLibrary::Call(api.nvmlSystemGetDriverVersion, version, sizeof version) == NVML_SUCCESS) {
+    driver_version = version;
+  }
+
+  std::vector<std::unique_ptr<Gpu>> gpus;
+  for (std::size_t i = 0; i < visible->size(); ++i) {
+    const unsigned int nvml_index = (*visible)[i];
+    auto gpu = std::make_unique<nvml::NvmlGpu>(*library, handles[nvml_index], nvml_index,
+                                               fmt::format("GPU {} ({})", i, uuids[nvml_index]));
+    if (!options.allow_mig) {
+      auto mig = gpu->MigEnabled();
+      if (!mig) return Fail(mig.error());
+      if (*mig) {
+        return Fail(ErrorCode::kNotSupported,
+                    fmt::format("GPU {} ({}) is in MIG mode, which is not supported: NVML cannot measure power or "
+                                "energy of a single MIG instance; disable MIG (nvidia-smi -mig 0) or use another GPU",
+                                i, uuids[nvml_index]));
+      }
+    }
+    gpus.push_back(std::move(gpu));
+  }
+  return std::make_unique<GpuSet>(std::move(driver_version), std::move(gpus));
+}
+
+Result<std::unique_ptr<CpuSet>> OpenCpus(const CpuOptions& options) {
+  std::string root = "/sys/class/powercap";
+  if (options.powercap_root) {
+    root = *options.powercap_root;
+  } else if (const char* env = std::getenv("ZEUS_POWERCAP_ROOT"); env != nullptr && *env != '\0') {
+    root = env;
+  }
+  if (!(options.assumed_max_zone_power_w > 0)) {
+    return Fail(ErrorCode::kInvalidArgument, "assumed_max_zone_power_w must be positive");
+  }
+  return rapl::OpenRaplCpus(root, options, options.clock != nullptr ? *options.clock : SteadyClock());
+}
+
+}  // namespace zeus::device

@@ -1,0 +1,274 @@
+// Copyright 2026 The Zeus C++ Authors.
+//
+// The NVML backend end to end: loader, NvmlGpu and discovery, driven through
+// the same dlopen path as production against the project's NVML emulator.
+
+#include <dlfcn.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "device/nvml/nvml_library.h"
+#include "testing/temp_dir.h"
+#include "zeus/device/discovery.h"
+
+namespace zeus::device {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using zeus::testing::ScopedEnv;
+using zeus::testing::TempDir;
+using json = nlohmann::json;
+
+json V100(double power_w = 180.0) {
+  return {{"name", "Tesla V100-SXM2-32GB"}, {"architecture", "volta"}, {"min_power_limit_w", 100},
+          {"max_power_limit_w", 250},       {"default_power_limit_w", 250}, {"energy_counter", true},
+          {"power_w", power_w}};
+}
+
+class NvmlGpuTest : public ::testing::Test {
+ protected:
+  // Writes the scenario (with a private state file and a manual clock unless
+  // given) and points the emulator at it.
+  void UseScenario(json scenario) {
+    if (!scenario.contains("state_file")) scenario["state_file"] = tmp_.File("emulator.state");
+    if (!scenario.contains("clock")) scenario["clock"] = "manual";
+    config_ = std::make_unique<ScopedEnv>("ZEUS_EMULATOR_CONFIG", tmp_.Write("scenario.json", scenario.dump(2)));
+  }
+
+  GpuOptions Options() const {
+    GpuOptions options;
+    options.nvml_library = ZEUS_TEST_EMULATOR_PATH;
+    return options;
+  }
+
+  std::unique_ptr<GpuSet> Open(GpuOptions options) {
+    auto gpus = OpenGpus(options);
+    EXPECT_TRUE(gpus) << gpus.error().message();
+    return gpus ? std::move(*gpus) : nullptr;
+  }
+
+  // Advances the emulator's manual clock (an exported control function).
+  static void AdvanceEmulatorMs(std::uint64_t ms) {
+    void* handle = dlopen(ZEUS_TEST_EMULATOR_PATH, RTLD_NOW | RTLD_NOLOAD);
+    ASSERT_NE(handle, nullptr);
+    auto advance = reinterpret_cast<int (*)(unsigned long long)>(dlsym(handle, "zeusEmulatorAdvanceTimeNs"));
+    ASSERT_NE(advance, nullptr);
+    ASSERT_EQ(advance(ms * 1'000'000ULL), 0);
+    dlclose(handle);
+  }
+
+  TempDir tmp_;
+  ScopedEnv no_visible_{"CUDA_VISIBLE_DEVICES", std::nullopt};
+  std::unique_ptr<ScopedEnv> config_;
+};
+
+TEST_F(NvmlGpuTest, QueriesMatchTheScenario) {
+  json gpu = V100();
+  gpu["power_limit_w"] = 200;
+  gpu["uuid"] = "GPU-12345678-1234-1234-1234-123456789abc";
+  gpu["pci_bus_id"] = "00000000:1A:00.0";
+  gpu["temperature_c"] = 47;
+  gpu["persistence_mode"] = true;
+  UseScenario({{"driver_version", "550.54.15"}, {"gpus", {gpu}}});
+  auto gpus = Open(Options());
+  ASSERT_TRUE(gpus);
+  EXPECT_EQ(gpus->driver_version(), "550.54.15");
+  ASSERT_EQ(gpus->size(), 1u);
+  Gpu& g = gpus->gpu(0);
+  EXPECT_EQ(g.nvml_index(), 0u);
+  EXPECT_EQ(*g.Name(), "Tesla V100-SXM2-32GB");
+  EXPECT_EQ(*g.Uuid(), "GPU-12345678-1234-1234-1234-123456789abc");
+  EXPECT_EQ(*g.PciBusId(), "00000000:1A:00.0");
+  EXPECT_EQ(*g.Architecture(), GpuArchitecture::kVolta);
+  EXPECT_FALSE(*g.MigEnabled());
+  EXPECT_EQ(*g.PowerLimitMw(), 200000u);
+  EXPECT_EQ(*g.EnforcedPowerLimitMw(), 200000u);
+  EXPECT_EQ(*g.DefaultPowerLimitMw(), 250000u);
+  EXPECT_EQ(g.PowerLimitConstraintsMw()->min_mw, 100000u);
+  EXPECT_EQ(g.PowerLimitConstraintsMw()->max_mw, 250000u);
+  EXPECT_EQ(*g.TemperatureC(), 47u);
+  EXPECT_TRUE(*g.PersistenceMode());
+  EXPECT_TRUE(g.SupportsEnergyCounter());
+}
+
+TEST_F(NvmlGpuTest, EnergyAndPowerFollowTheLimit) {
+  UseScenario({{"gpus", {V100(180.0)}}});
+  auto gpus = Open(Options());
+  ASSERT_TRUE(gpus);
+  Gpu& g = gpus->gpu(0);
+  const std::uint64_t e0 = *g.TotalEnergyMj();
+  AdvanceEmulatorMs(2000);
+  EXPECT_EQ(*g.TotalEnergyMj() - e0, 360000u);  // 180 W for 2 s
+  EXPECT_EQ(*g.PowerUsageMw(), 180000u);
+
+  ASSERT_TRUE(g.SetPowerLimitMw(150000));
+  EXPECT_EQ(*g.PowerLimitMw(), 150000u);
+  AdvanceEmulatorMs(1000);
+  EXPECT_EQ(*g.TotalEnergyMj() - e0, 360000u + 150000u);  // capped at 150 W
+  EXPECT_EQ(*g.InstantPowerMw(), 150000u);
+
+  ASSERT_TRUE(g.ResetPowerLimit());
+  EXPECT_EQ(*g.PowerLimitMw(), 250000u);
+}
+
+TEST_F(NvmlGpuTest, LimitOutsideConstraintsIsInvalidArgumentWithTheRange) {
+  UseScenario({{"gpus", {V100()}}});
+  auto gpus = Open(Options());
+  ASSERT_TRUE(gpus);
+  Status s = gpus->gpu(0).SetPowerLimitMw(300000);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_THAT(s.error().message(), HasSubstr("allowed: 100-250 W"));
+  EXPECT_EQ(*gpus->gpu(0).PowerLimitMw(), 250000u);
+}
+
+TEST_F(NvmlGpuTest, SettersAndClocks) {
+  json gpu = V100();
+  gpu["supported_memory_clocks_mhz"] = {877};
+  gpu["supported_graphics_clocks_mhz"] = {1530, 1380, 1200, 135};
+  UseScenario({{"gpus", {gpu}}});
+  auto gpus = Open(Options());
+  ASSERT_TRUE(gpus);
+  Gpu& g = gpus->gpu(0);
+  EXPECT_THAT(*g.SupportedMemoryClocksMhz(), ElementsAre(877));
+  EXPECT_THAT(*g.SupportedGraphicsClocksMhz(877), ElementsAre(1530, 1380, 1200, 135));
+  EXPECT_EQ(*g.SmClockMhz(), 1530u);
+  ASSERT_TRUE(g.SetGpuLockedClocks(1200, 1380));
+  EXPECT_EQ(*g.SmClockMhz(), 1380u);
+  ASSERT_TRUE(g.ResetGpuLockedClocks());
+  EXPECT_EQ(*g.SmClockMhz(), 1530u);
+  ASSERT_TRUE(g.SetMemoryLockedClocks(877, 877));
+  EXPECT_EQ(*g.MemoryClockMhz(), 877u);
+  ASSERT_TRUE(g.ResetMemoryLockedClocks());
+  Status bad = g.SetGpuLockedClocks(1380, 1200);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code(), ErrorCode::kInvalidArgument);
+  ASSERT_TRUE(g.SetPersistenceMode(true));
+  EXPECT_TRUE(*g.PersistenceMode());
+  ASSERT_TRUE(g.SetPersistenceMode(false));
+  EXPECT_FALSE(*g.PersistenceMode());
+}
+
+TEST_F(NvmlGpuTest, PreVoltaHasNoEnergyCounter) {
+  json gpu = {{"name", "Tesla P100"},     {"architecture", "pascal"},       {"min_power_limit_w", 125},
+              {"max_power_limit_w", 250}, {"default_power_limit_w", 250}, {"energy_counter", false},
+              {"power_w", 100}};
+  UseScenario({{"gpus", {gpu}}});
+  auto gpus = Open(Options());
+  ASSERT_TRUE(gpus);
+  EXPECT_FALSE(gpus->gpu(0).SupportsEnergyCounter());
+  auto energy = gpus->gpu(0).TotalEnergyMj();
+  ASSERT_FALSE(energy);
+  EXPECT_EQ(energy.error().code(), ErrorCode::kNotSupported);
+}
+
+TEST_F(NvmlGpuTest, PermissionFaultOnSetterExplainsTheFix) {
+  UseScenario({{"gpus", {V100()}},
+               {"faults", {{{"function", "nvmlDeviceSetPowerManagementLimit"}, {"return", "NO_PERMISSION"}}}}});
+  auto gpus = Open(Options());
+  ASSERT_TRUE(gpus);
+  Status s = gpus->gpu(0).SetPowerLimitMw(200000);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code(), ErrorCode::kPermissionDenied);
+  EXPECT_EQ(s.error().native_code(), NVML_ERROR_NO_PERMISSION);
+  EXPECT_THAT(s.error().message(), HasSubstr("changing the power limit of GPU 0"));
+  EXPECT_THAT(s.error().message(), HasSubstr("needs root or CAP_SYS_ADMIN"));
+}
+
+TEST_F(NvmlGpuTest, LostGpuAfterSomeCalls) {
+  UseScenario({{"gpus", {V100(), V100()}},
+               {"faults", {{{"function", "nvmlDeviceGetPowerUsage"}, {"gpu", 1}, {"return", "GPU_IS_LOST"},
+                            {"after_calls", 2}}}}});
+  auto gpus = Open(Options());
+  ASSERT_TRUE(gpus);
+  EXPECT_TRUE(gpus->gpu(1).PowerUsageMw());
+  EXPECT_TRUE(gpus->gpu(1).PowerUsageMw());
+  auto lost = gpus->gpu(1).PowerUsageMw();
+  ASSERT_FALSE(lost);
+  EXPECT_EQ(lost.error().code(), ErrorCode::kDeviceLost);
+  EXPECT_THAT(lost.error().message(), HasSubstr("GPU 1"));
+  EXPECT_TRUE(gpus->gpu(0).PowerUsageMw());  // the other GPU is unaffected
+}
+
+TEST_F(NvmlGpuTest, CudaVisibleDevicesReordersAndFilters) {
+  json a = V100();
+  a["uuid"] = "GPU-aaaaaaaa-0000-0000-0000-000000000000";
+  json b = V100();
+  b["uuid"] = "GPU-bbbbbbbb-0000-0000-0000-000000000000";
+  json c = V100();
+  c["uuid"] = "GPU-cccccccc-0000-0000-0000-000000000000";
+  UseScenario({{"gpus", {a, b, c}}});
+  GpuOptions options = Options();
+  options.cuda_visible_devices = "2,GPU-aaaa";
+  auto gpus = Open(options);
+  ASSERT_TRUE(gpus);
+  ASSERT_EQ(gpus->size(), 2u);
+  EXPECT_EQ(gpus->gpu(0).nvml_index(), 2u);
+  EXPECT_EQ(gpus->gpu(1).nvml_index(), 0u);
+
+  ScopedEnv env("CUDA_VISIBLE_DEVICES", "1");
+  auto from_env = Open(Options());
+  ASSERT_TRUE(from_env);
+  ASSERT_EQ(from_env->size(), 1u);
+  EXPECT_EQ(*from_env->gpu(0).Uuid(), "GPU-bbbbbbbb-0000-0000-0000-000000000000");
+
+  GpuOptions bad = Options();
+  bad.cuda_visible_devices = "5";
+  auto error = OpenGpus(bad);
+  ASSERT_FALSE(error);
+  EXPECT_EQ(error.error().code(), ErrorCode::kInvalidArgument);
+}
+
+TEST_F(NvmlGpuTest, MigModeIsRefusedUnlessAllowed) {
+  json gpu = V100();
+  gpu["mig"] = true;
+  UseScenario({{"gpus", {gpu}}});
+  auto refused = OpenGpus(Options());
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), ErrorCode::kNotSupported);
+  EXPECT_THAT(refused.error().message(), HasSubstr("MIG mode"));
+  GpuOptions options = Options();
+  options.allow_mig = true;
+  auto allowed = Open(options);
+  ASSERT_TRUE(allowed);
+  EXPECT_TRUE(*allowed->gpu(0).MigEnabled());
+}
+
+TEST_F(NvmlGpuTest, MissingExplicitLibraryIsNotFound) {
+  GpuOptions options;
+  options.nvml_library = tmp_.File("libnothere.so");
+  auto gpus = OpenGpus(options);
+  ASSERT_FALSE(gpus);
+  EXPECT_EQ(gpus.error().code(), ErrorCode::kNotFound);
+  EXPECT_THAT(gpus.error().message(), HasSubstr("libnothere.so"));
+}
+
+TEST_F(NvmlGpuTest, EnvironmentNamesTheLibrary) {
+  UseScenario({{"gpus", {V100()}}});
+  ScopedEnv lib("ZEUS_NVML_LIBRARY", ZEUS_TEST_EMULATOR_PATH);
+  auto gpus = OpenGpus(GpuOptions{});
+  ASSERT_TRUE(gpus) << gpus.error().message();
+  EXPECT_EQ((*gpus)->size(), 1u);
+}
+
+TEST_F(NvmlGpuTest, NotAnNvmlLibraryIsRejected) {
+  GpuOptions options;
+  options.nvml_library = "libm.so.6";
+  auto gpus = OpenGpus(options);
+  ASSERT_FALSE(gpus);
+  EXPECT_EQ(gpus.error().code(), ErrorCode::kInternal);
+  EXPECT_THAT(gpus.error().message(), HasSubstr("nvmlInit_v2"));
+}
+
+TEST_F(NvmlGpuTest, MalformedScenarioSurfacesTheEmulatorsMessage) {
+  config_ = std::make_unique<ScopedEnv>("ZEUS_EMULATOR_CONFIG", tmp_.Write("bad.json", "{\"gpus\": [ {,] }"));
+  auto gpus = OpenGpus(Options());
+  ASSERT_FALSE(gpus);
+  EXPECT_THAT(gpus.error().message(), HasSubstr("bad.json"));
+}
+
+}  // namespace
+}  // namespace zeus::device

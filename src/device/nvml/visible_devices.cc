@@ -1,0 +1,77 @@
+// Copyright 2026 The Zeus C++ Authors.
+
+#include "device/nvml/visible_devices.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include <fmt/format.h>
+
+namespace zeus::device::nvml {
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+Result<std::vector<unsigned int>> ResolveVisibleDevices(std::optional<std::string_view> spec,
+                                                        const std::vector<std::string>& uuids) {
+  std::vector<unsigned int> visible;
+  if (!spec) {
+    for (unsigned int i = 0; i < uuids.size(); ++i) visible.push_back(i);
+    return visible;
+  }
+  const std::string_view all = *spec;
+  auto bad = [&](std::string_view entry, std::string_view why) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("CUDA_VISIBLE_DEVICES={}: entry \"{}\" {}; use comma-separated GPU indices (0-{}) or "
+                            "GPU UUIDs as listed by `zeus info`",
+                            all, entry, why, uuids.empty() ? 0 : uuids.size() - 1));
+  };
+  if (Trim(all).empty()) return visible;
+
+  std::size_t start = 0;
+  while (start <= all.size()) {
+    std::size_t comma = all.find(',', start);
+    if (comma == std::string_view::npos) comma = all.size();
+    const std::string_view entry = Trim(all.substr(start, comma - start));
+    start = comma + 1;
+
+    unsigned int index = 0;
+    if (entry.empty()) return bad(entry, "is empty");
+    if (entry.starts_with("MIG-") || entry.starts_with("MIG/")) {
+      return Fail(ErrorCode::kNotSupported,
+                  fmt::format("CUDA_VISIBLE_DEVICES={}: \"{}\" is a MIG instance, which is not supported: NVML "
+                              "cannot measure power or energy of a single MIG instance; use whole GPUs",
+                              all, entry));
+    }
+    if (entry.starts_with("GPU-")) {
+      std::optional<unsigned int> match;
+      for (unsigned int i = 0; i < uuids.size(); ++i) {
+        if (std::string_view(uuids[i]).starts_with(entry)) {
+          if (match) return bad(entry, "matches more than one GPU");
+          match = i;
+        }
+      }
+      if (!match) return bad(entry, "matches no GPU");
+      index = *match;
+    } else {
+      auto [end, ec] = std::from_chars(entry.data(), entry.data() + entry.size(), index);
+      if (ec != std::errc() || end != entry.data() + entry.size()) return bad(entry, "is neither an index nor a UUID");
+      if (index >= uuids.size()) {
+        return bad(entry, fmt::format("is out of range: this machine has {} GPU{}", uuids.size(),
+                                      uuids.size() == 1 ? "" : "s"));
+      }
+    }
+    if (std::find(visible.begin(), visible.end(), index) != visible.end()) return bad(entry, "repeats a GPU");
+    visible.push_back(index);
+    if (comma == all.size()) break;
+  }
+  return visible;
+}
+
+}  // namespace zeus::device::nvml

@@ -1,0 +1,70 @@
+// Copyright 2026 The Zeus C++ Authors.
+
+#include "device/nvml/visible_devices.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace zeus::device::nvml {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+const std::vector<std::string> kUuids = {
+    "GPU-aaaa1111-0000-0000-0000-000000000000",
+    "GPU-bbbb2222-0000-0000-0000-000000000000",
+    "GPU-bbbb3333-0000-0000-0000-000000000000",
+    "GPU-cccc4444-0000-0000-0000-000000000000",
+};
+
+TEST(VisibleDevicesTest, UnsetMeansAll) {
+  EXPECT_THAT(*ResolveVisibleDevices(std::nullopt, kUuids), ElementsAre(0, 1, 2, 3));
+}
+
+TEST(VisibleDevicesTest, EmptyMeansNone) {
+  EXPECT_THAT(*ResolveVisibleDevices("", kUuids), IsEmpty());
+  EXPECT_THAT(*ResolveVisibleDevices("  ", kUuids), IsEmpty());
+}
+
+TEST(VisibleDevicesTest, IndicesInGivenOrder) {
+  EXPECT_THAT(*ResolveVisibleDevices("2,0", kUuids), ElementsAre(2, 0));
+  EXPECT_THAT(*ResolveVisibleDevices(" 3 , 1 ", kUuids), ElementsAre(3, 1));
+}
+
+TEST(VisibleDevicesTest, UuidsAndUniquePrefixes) {
+  EXPECT_THAT(*ResolveVisibleDevices("GPU-cccc4444-0000-0000-0000-000000000000,GPU-aaaa", kUuids),
+              ElementsAre(3, 0));
+  EXPECT_THAT(*ResolveVisibleDevices("1,GPU-bbbb3", kUuids), ElementsAre(1, 2));
+}
+
+TEST(VisibleDevicesTest, MigIsNotSupported) {
+  auto r = ResolveVisibleDevices("MIG-4f8e1c2a-1111-2222-3333-444455556666", kUuids);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code(), ErrorCode::kNotSupported);
+  EXPECT_THAT(r.error().message(), HasSubstr("MIG instance"));
+}
+
+TEST(VisibleDevicesTest, BadEntriesNameTheEntry) {
+  struct Case {
+    const char* spec;
+    const char* fragment;
+  };
+  for (const Case& c : {Case{"7", "\"7\" is out of range: this machine has 4 GPUs"},
+                        Case{"0,0", "\"0\" repeats a GPU"},
+                        Case{"GPU-bbbb", "\"GPU-bbbb\" matches more than one GPU"},
+                        Case{"GPU-ffff", "\"GPU-ffff\" matches no GPU"},
+                        Case{"zero", "\"zero\" is neither an index nor a UUID"},
+                        Case{"-1", "\"-1\" is neither an index nor a UUID"},
+                        Case{"0,,1", "\"\" is empty"}}) {
+    auto r = ResolveVisibleDevices(c.spec, kUuids);
+    ASSERT_FALSE(r) << c.spec;
+    EXPECT_EQ(r.error().code(), ErrorCode::kInvalidArgument) << c.spec;
+    EXPECT_THAT(r.error().message(), HasSubstr(c.fragment)) << c.spec;
+    EXPECT_THAT(r.error().message(), HasSubstr(std::string("CUDA_VISIBLE_DEVICES=") + c.spec));
+  }
+}
+
+}  // namespace
+}  // namespace zeus::device::nvml

@@ -1,0 +1,256 @@
+// Copyright 2026 The Zeus C++ Authors.
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <functional>
+#include <thread>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "device/rapl/rapl_counter.h"
+#include "device/rapl/rapl_cpu.h"
+#include "testing/fake_clock.h"
+#include "testing/rapl_tree.h"
+#include "testing/temp_dir.h"
+#include "zeus/device/discovery.h"
+
+namespace zeus::device::rapl {
+namespace {
+
+using ::testing::HasSubstr;
+using zeus::testing::FakeClock;
+using zeus::testing::RaplTree;
+using zeus::testing::TempDir;
+
+TEST(WrapAccumulatorTest, CountsUpWithoutWraps) {
+  WrapAccumulator acc(1000);
+  EXPECT_EQ(acc.Update(100), 0u);
+  EXPECT_EQ(acc.Update(350), 250u);
+  EXPECT_EQ(acc.Update(350), 250u);
+  EXPECT_EQ(acc.wraps(), 0u);
+}
+
+TEST(WrapAccumulatorTest, OneWrapBetweenReads) {
+  WrapAccumulator acc(1000);
+  acc.Update(900);
+  // 900 -> 1000 (100) then 0 -> 50 (50).
+  EXPECT_EQ(acc.Update(50), 150u);
+  EXPECT_EQ(acc.wraps(), 1u);
+}
+
+// The sequence from Zeus's own wraparound test: every decrease is one wrap.
+TEST(WrapAccumulatorTest, ZeusSequenceCountsEightWraps) {
+  WrapAccumulator acc(200000);
+  for (std::uint64_t v : {100000, 90000, 80000, 70000, 60000, 50000, 40000, 50000, 20000, 10000}) acc.Update(v);
+  EXPECT_EQ(acc.wraps(), 8u);
+}
+
+TEST(WrapAccumulatorTest, SurvivesBeyondThirtyTwoBits) {
+  const std::uint64_t range = 262143328850ULL;  // a real server's range in µJ
+  WrapAccumulator acc(range);
+  acc.Update(0);
+  std::uint64_t raw = 0;
+  for (int i = 0; i < 100; ++i) {
+    raw = (raw + range / 3) % range;
+    acc.Update(raw);
+  }
+  EXPECT_EQ(acc.total_uj(), 100 * (range / 3));
+}
+
+class RaplCpuTest : public ::testing::Test {
+ protected:
+  CpuOptions Options() {
+    CpuOptions options;
+    options.powercap_root = tmp_.path();
+    options.wrap_guard = false;
+    options.clock = &clock_;
+    return options;
+  }
+  TempDir tmp_;
+  RaplTree tree_{tmp_.path()};
+  FakeClock clock_;
+};
+
+TEST_F(RaplCpuTest, NoPowercapRootIsAnEmptySet) {
+  CpuOptions options = Options();
+  options.powercap_root = tmp_.File("absent");
+  auto cpus = OpenCpus(options);
+  ASSERT_TRUE(cpus) << cpus.error().message();
+  EXPECT_TRUE((*cpus)->empty());
+}
+
+TEST_F(RaplCpuTest, FindsPackagesInOrderWithAndWithoutDram) {
+  tree_.AddPackage(1, /*dram=*/false);
+  tree_.AddPackage(0, /*dram=*/true);
+  // A platform zone is not a CPU package.
+  tmp_.Write("intel-rapl:2/name", "psys\n");
+  tmp_.Write("intel-rapl:2/energy_uj", "0\n");
+  tmp_.Write("intel-rapl:2/max_energy_range_uj", "1000\n");
+  auto cpus = OpenCpus(Options());
+  ASSERT_TRUE(cpus) << cpus.error().message();
+  ASSERT_EQ((*cpus)->size(), 2u);
+  EXPECT_EQ((*cpus)->cpu(0).name(), "package-0");
+  EXPECT_TRUE((*cpus)->cpu(0).has_dram());
+  EXPECT_EQ((*cpus)->cpu(1).name(), "package-1");
+  EXPECT_FALSE((*cpus)->cpu(1).has_dram());
+
+  auto energy = (*cpus)->cpu(1).TotalEnergy();
+  ASSERT_TRUE(energy);
+  EXPECT_FALSE(energy->dram_mj.has_value());
+}
+
+TEST_F(RaplCpuTest, EnvironmentNamesTheRoot) {
+  tree_.AddPackage(0, true);
+  zeus::testing::ScopedEnv env("ZEUS_POWERCAP_ROOT", tmp_.path());
+  CpuOptions options;
+  options.wrap_guard = false;
+  auto cpus = OpenCpus(options);
+  ASSERT_TRUE(cpus);
+  EXPECT_EQ((*cpus)->size(), 1u);
+}
+
+TEST_F(RaplCpuTest, AccumulatesAcrossWrapsOfPackageAndDram) {
+  const std::uint64_t range = 1'000'000;  // 1 J
+  tree_.AddPackage(0, true, range);
+  tree_.SetEnergy(0, false, 900'000);
+  tree_.SetEnergy(0, true, 10'000);
+  auto cpus = OpenCpus(Options());
+  ASSERT_TRUE(cpus);
+  Cpu& cpu = (*cpus)->cpu(0);
+
+  tree_.SetEnergy(0, false, 100'000);  // wrapped: +200 000 µJ
+  tree_.SetEnergy(0, true, 510'000);   // +500 000 µJ
+  clock_.Advance(std::chrono::milliseconds(1));
+  auto e1 = cpu.TotalEnergy();
+  ASSERT_TRUE(e1) << e1.error().message();
+  EXPECT_DOUBLE_EQ(e1->package_mj, 200.0);
+  EXPECT_DOUBLE_EQ(*e1->dram_mj, 500.0);
+
+  tree_.SetEnergy(0, false, 50'000);   // wrapped again: +950 000 µJ
+  tree_.SetEnergy(0, true, 500'000);   // wrapped: +990 000 µJ
+  clock_.Advance(std::chrono::milliseconds(1));
+  auto e2 = cpu.TotalEnergy();
+  ASSERT_TRUE(e2);
+  EXPECT_DOUBLE_EQ(e2->package_mj, 1150.0);
+  EXPECT_DOUBLE_EQ(*e2->dram_mj, 1490.0);
+  EXPECT_FALSE(e2->wrap_uncertain);
+}
+
+// One wrap between two reads far apart in time is still exact; a read later
+// than the safe interval is flagged, since a second wrap could hide there.
+TEST_F(RaplCpuTest, FarApartReadsAreCountedAndFlagged) {
+  const std::uint64_t range = 262143328850ULL;
+  tree_.AddPackage(0, false, range);
+  tree_.SetEnergy(0, false, range - 1000);
+  auto cpus = OpenCpus(Options());
+  ASSERT_TRUE(cpus);
+  Cpu& cpu = (*cpus)->cpu(0);
+  // 262 kJ at the assumed 1000 W: 262 s.
+  EXPECT_EQ(std::chrono::duration_cast<std::chrono::seconds>(cpu.max_safe_read_interval()).count(), 262);
+
+  tree_.SetEnergy(0, false, 5000);
+  clock_.Advance(std::chrono::seconds(200));
+  auto within = cpu.TotalEnergy();
+  ASSERT_TRUE(within);
+  EXPECT_DOUBLE_EQ(within->package_mj, 6.0);
+  EXPECT_FALSE(within->wrap_uncertain);
+
+  tree_.SetEnergy(0, false, 2000);  // another wrap, read 10 minutes later
+  clock_.Advance(std::chrono::minutes(10));
+  auto late = cpu.TotalEnergy();
+  ASSERT_TRUE(late);
+  EXPECT_DOUBLE_EQ(late->package_mj, 6.0 + (static_cast<double>(range) - 5000 + 2000) / 1000.0);
+  EXPECT_TRUE(late->wrap_uncertain);
+}
+
+TEST_F(RaplCpuTest, GuardThreadReadsAtHalfTheSafeInterval) {
+  // A 10 J range at 1000 W: safe interval 10 ms, guard period 5 ms.
+  const std::uint64_t range = 10'000'000;
+  tree_.AddPackage(0, false, range);
+  CpuOptions options = Options();
+  options.wrap_guard = true;
+  options.clock = nullptr;  // the guard uses real time
+  auto cpus = OpenCpus(options);
+  ASSERT_TRUE(cpus);
+  auto* set = dynamic_cast<RaplCpuSet*>(cpus->get());
+  ASSERT_NE(set, nullptr);
+  EXPECT_EQ(set->guard_period(), std::chrono::milliseconds(5));
+
+  // Walk the counter through two full wraps without the caller reading. Each
+  // step waits until the guard has seen it, so none is missed.
+  std::uint64_t expected_uj = 0;
+  std::uint64_t raw = 0;
+  for (int step = 0; step < 8; ++step) {
+    raw = (raw + range / 4) % range;
+    expected_uj += range / 4;
+    tree_.SetEnergy(0, false, raw);
+    std::this_thread::sleep_for(set->guard_period() * 4);
+  }
+  auto energy = (*cpus)->cpu(0).TotalEnergy();
+  ASSERT_TRUE(energy);
+  EXPECT_DOUBLE_EQ(energy->package_mj, static_cast<double>(expected_uj) / 1000.0);
+}
+
+TEST_F(RaplCpuTest, MissingRangeFileIsAnErrorNamingIt) {
+  tree_.AddPackage(0, false);
+  std::filesystem::remove(tmp_.File("intel-rapl:0/max_energy_range_uj"));
+  auto cpus = OpenCpus(Options());
+  ASSERT_FALSE(cpus);
+  EXPECT_EQ(cpus.error().code(), ErrorCode::kNotFound);
+  EXPECT_THAT(cpus.error().message(), HasSubstr("intel-rapl:0/max_energy_range_uj"));
+}
+
+TEST_F(RaplCpuTest, GarbageCounterIsAnErrorNamingTheFile) {
+  tree_.AddPackage(0, false);
+  auto cpus = OpenCpus(Options());
+  ASSERT_TRUE(cpus);
+  tmp_.Write("intel-rapl:0/energy_uj", "lots\n");
+  auto energy = (*cpus)->cpu(0).TotalEnergy();
+  ASSERT_FALSE(energy);
+  EXPECT_THAT(energy.error().message(), HasSubstr("intel-rapl:0/energy_uj: expected an unsigned integer"));
+}
+
+// Runs `body` where energy_uj files of mode 0400 owned by root are
+// unreadable: as root, in a child that dropped to "nobody"; otherwise here.
+// Returns the child's verdict (true = body's expectations held).
+bool RunUnprivileged(const std::function<bool()>& body) {
+  if (::geteuid() != 0) return body();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(3);
+    ::_exit(body() ? 0 : 1);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+TEST_F(RaplCpuTest, UnreadableCounterNamesTheFileAndTheFix) {
+  tree_.AddPackage(0, true);
+  ::chmod(tmp_.path().c_str(), 0755);
+  ::chmod(tree_.EnergyPath(0, false).c_str(), 0400);
+  ::chmod(tree_.EnergyPath(0, true).c_str(), 0400);
+  if (::geteuid() != 0) ::chmod(tree_.EnergyPath(0, false).c_str(), 0000);
+  const std::string energy_path = tree_.EnergyPath(0, false);
+  const std::string root = tmp_.path();
+  EXPECT_TRUE(RunUnprivileged([&] {
+    CpuOptions options;
+    options.powercap_root = root;
+    options.wrap_guard = false;
+    auto cpus = OpenCpus(options);
+    // The package is still listed; reading it explains the problem.
+    if (!cpus || (*cpus)->size() != 1) return false;
+    auto energy = (*cpus)->cpu(0).TotalEnergy();
+    if (energy) return false;
+    const std::string& m = energy.error().message();
+    return energy.error().code() == ErrorCode::kPermissionDenied && m.find(energy_path) != std::string::npos &&
+           m.find("Linux 5.10") != std::string::npos && m.find("chmod") != std::string::npos;
+  }));
+}
+
+}  // namespace
+}  // namespace zeus::device::rapl

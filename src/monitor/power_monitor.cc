@@ -1,0 +1,361 @@
+// Copyright 2026 The Zeus C++ Authors.
+
+#include "zeus/monitor/power_monitor.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
+#include <stop_token>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "monitor/ring_buffer.h"
+
+namespace zeus::monitor {
+namespace {
+
+using std::chrono::nanoseconds;
+
+double Seconds(nanoseconds d) { return std::chrono::duration<double>(d).count(); }
+
+// A retained sample plus the running integral at its time.
+struct Stored {
+  PowerSample sample;
+  double power_w = 0.0;  // the power held from this sample on
+  double cumulative_j = 0.0;
+};
+
+constexpr std::size_t kPeriodHistory = 32;
+
+struct Device {
+  Device(device::Gpu* g, std::size_t i, std::size_t capacity) : gpu(g), index(i), samples(capacity) {}
+  device::Gpu* gpu;
+  std::size_t index;
+  bool use_instant_field = true;
+  RingBuffer<Stored> samples;
+  // Running integral (independent of the buffer).
+  double cumulative_j = 0.0;
+  std::optional<nanoseconds> last_time;
+  double last_power_w = 0.0;
+  std::optional<Error> last_error;
+  std::uint64_t failures = 0;
+  // Update-period inference.
+  std::optional<std::uint32_t> last_value_mw;
+  std::optional<nanoseconds> last_change;
+  std::vector<nanoseconds> change_intervals;  // ring of kPeriodHistory
+  std::size_t change_next = 0;
+};
+
+}  // namespace
+
+struct PowerMonitor::Impl {
+  PowerMonitorOptions options;
+  const Clock* clock = nullptr;
+  std::vector<std::size_t> indices;
+  nanoseconds start{0};
+  std::optional<nanoseconds> last_slow;  // touched only by SampleOnce's caller chain under sample_mu
+  std::mutex sample_mu;                  // serialises SampleOnce
+  mutable std::mutex mu;                 // guards devices' data
+  std::vector<Device> devices;
+  std::mutex wake_mu;
+  std::condition_variable_any wake;
+  std::jthread thread;
+
+  const Device* Find(std::size_t gpu) const {
+    for (const Device& d : devices) {
+      if (d.index == gpu) return &d;
+    }
+    return nullptr;
+  }
+
+  // The integral up to `t` from the retained timeline (hold-last-value; held
+  // backwards before the first sample).
+  static double CumulativeAt(const RingBuffer<Stored>& buf, nanoseconds t, bool* extrapolated) {
+    // Last sample with time <= t.
+    std::size_t lo = 0;
+    std::size_t hi = buf.size();
+    while (lo < hi) {
+      std::size_t mid = (lo + hi) / 2;
+      if (buf[mid].sample.time <= t) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    if (lo == 0) {
+      *extrapolated = true;
+      const Stored& first = buf[0];
+      return first.cumulative_j - first.power_w * Seconds(first.sample.time - t);
+    }
+    const Stored& s = buf[lo - 1];
+    return s.cumulative_j + s.power_w * Seconds(t - s.sample.time);
+  }
+
+  void Loop(std::stop_token stop) {
+    const nanoseconds period = options.interval;
+    nanoseconds next = clock->Now() + period;
+    std::unique_lock lock(wake_mu);
+    while (!stop.stop_requested()) {
+      const nanoseconds now = clock->Now();
+      if (now < next) {
+        wake.wait_for(lock, stop, next - now, [] { return false; });
+        continue;
+      }
+      lock.unlock();
+      owner->SampleOnce();
+      lock.lock();
+      next += period;
+      // After a stall, skip the missed ticks rather than bursting.
+      if (const nanoseconds after = clock->Now(); after > next + period) next = after + period;
+    }
+  }
+
+  PowerMonitor* owner = nullptr;
+};
+
+PowerMonitor::PowerMonitor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Result<std::unique_ptr<PowerMonitor>> PowerMonitor::Create(const device::GpuSet& gpus,
+                                                           std::vector<std::size_t> gpu_indices,
+                                                           PowerMonitorOptions options) {
+  if (options.interval <= nanoseconds(0)) {
+    return Fail(ErrorCode::kInvalidArgument, "the sampling interval must be positive");
+  }
+  if (options.capacity == 0) return Fail(ErrorCode::kInvalidArgument, "the sample buffer capacity must be positive");
+  if (gpu_indices.empty()) {
+    for (std::size_t i = 0; i < gpus.size(); ++i) gpu_indices.push_back(i);
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  impl->clock = options.clock != nullptr ? options.clock : &SteadyClock();
+  for (std::size_t i : gpu_indices) {
+    if (i >= gpus.size()) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("GPU {} does not exist: {} GPU{} visible", i, gpus.size(), gpus.size() == 1 ? "" : "s"));
+    }
+    if (std::count(gpu_indices.begin(), gpu_indices.end(), i) > 1) {
+      return Fail(ErrorCode::kInvalidArgument, fmt::format("GPU {} is listed twice", i));
+    }
+    impl->devices.emplace_back(&gpus.gpu(i), i, options.capacity);
+  }
+  impl->indices = std::move(gpu_indices);
+  impl->start = impl->clock->Now();
+  std::unique_ptr<PowerMonitor> monitor(new PowerMonitor(std::move(impl)));
+  monitor->impl_->owner = monitor.get();
+  monitor->SampleOnce();
+  if (options.start_thread) {
+    Impl* raw = monitor->impl_.get();
+    raw->thread = std::jthread([raw](std::stop_token stop) { raw->Loop(stop); });
+  }
+  return monitor;
+}
+
+PowerMonitor::~PowerMonitor() {
+  if (impl_->thread.joinable()) {
+    impl_->thread.request_stop();
+    impl_->wake.notify_all();
+    impl_->thread.join();
+  }
+}
+
+void PowerMonitor::SampleOnce() {
+  std::lock_guard sample_lock(impl_->sample_mu);
+  const nanoseconds now = impl_->clock->Now();
+  const bool slow = !impl_->last_slow || now - *impl_->last_slow >= impl_->options.slow_interval;
+  if (slow) impl_->last_slow = now;
+
+  for (Device& d : impl_->devices) {
+    // Device reads happen outside the data lock; only this thread writes.
+    PowerSample sample;
+    sample.time = now;
+    std::optional<Error> error;
+    Result<std::uint32_t> instant = d.use_instant_field ? d.gpu->InstantPowerMw() : d.gpu->PowerUsageMw();
+    if (!instant && d.use_instant_field && instant.error().code() == ErrorCode::kNotSupported) {
+      d.use_instant_field = false;
+      instant = d.gpu->PowerUsageMw();
+    }
+    if (instant) {
+      sample.instant_mw = *instant;
+    } else {
+      error = instant.error();
+    }
+    if (slow) {
+      if (impl_->options.sample_average_power) {
+        if (auto avg = d.gpu->AveragePowerMw()) sample.average_mw = *avg;
+      }
+      if (impl_->options.sample_memory_power) {
+        if (auto mem = d.gpu->MemoryPowerMw()) sample.memory_mw = *mem;
+      }
+      if (impl_->options.sample_temperature) {
+        if (auto temp = d.gpu->TemperatureC()) sample.temperature_c = *temp;
+      }
+    }
+
+    std::lock_guard lock(impl_->mu);
+    if (d.last_time) d.cumulative_j += d.last_power_w * Seconds(now - *d.last_time);
+    d.last_time = now;
+    if (sample.instant_mw) {
+      d.last_power_w = *sample.instant_mw / 1000.0;
+      d.last_error.reset();
+      if (d.last_value_mw && *d.last_value_mw != *sample.instant_mw) {
+        if (d.last_change) {
+          const nanoseconds gap = now - *d.last_change;
+          if (d.change_intervals.size() < kPeriodHistory) {
+            d.change_intervals.push_back(gap);
+          } else {
+            d.change_intervals[d.change_next] = gap;
+          }
+          d.change_next = (d.change_next + 1) % kPeriodHistory;
+        }
+        d.last_change = now;
+      }
+      d.last_value_mw = *sample.instant_mw;
+    } else {
+      // Keep holding the last good value, but remember the failure.
+      d.last_error = error;
+      ++d.failures;
+    }
+    d.samples.Push(Stored{sample, d.last_power_w, d.cumulative_j});
+  }
+}
+
+const std::vector<std::size_t>& PowerMonitor::gpu_indices() const { return impl_->indices; }
+nanoseconds PowerMonitor::interval() const { return impl_->options.interval; }
+std::size_t PowerMonitor::capacity() const { return impl_->options.capacity; }
+nanoseconds PowerMonitor::start_time() const { return impl_->start; }
+
+std::size_t PowerMonitor::buffer_bytes() const {
+  std::lock_guard lock(impl_->mu);
+  std::size_t bytes = 0;
+  for (const Device& d : impl_->devices) bytes += d.samples.bytes();
+  return bytes;
+}
+
+Result<double> PowerMonitor::CumulativeEnergyJ(std::size_t gpu, nanoseconds at) const {
+  std::lock_guard lock(impl_->mu);
+  const Device* d = impl_->Find(gpu);
+  if (d == nullptr) return Fail(ErrorCode::kNotFound, fmt::format("GPU {} is not monitored", gpu));
+  if (d->last_error) return Fail(*d->last_error);
+  if (!d->last_time) return 0.0;
+  return d->cumulative_j + d->last_power_w * Seconds(std::max(nanoseconds(0), at - *d->last_time));
+}
+
+std::uint64_t PowerMonitor::ReadFailures(std::size_t gpu) const {
+  std::lock_guard lock(impl_->mu);
+  const Device* d = impl_->Find(gpu);
+  return d == nullptr ? 0 : d->failures;
+}
+
+Result<EnergyEstimate> PowerMonitor::Energy(std::size_t gpu, nanoseconds start, nanoseconds end) const {
+  if (end < start) return Fail(ErrorCode::kInvalidArgument, "the interval ends before it starts");
+  std::lock_guard lock(impl_->mu);
+  const Device* d = impl_->Find(gpu);
+  if (d == nullptr) return Fail(ErrorCode::kNotFound, fmt::format("GPU {} is not monitored", gpu));
+  EnergyEstimate estimate;
+  if (d->samples.empty()) {
+    estimate.extrapolated = true;
+    return estimate;
+  }
+  const double a = Impl::CumulativeAt(d->samples, start, &estimate.extrapolated);
+  const double b = Impl::CumulativeAt(d->samples, end, &estimate.extrapolated);
+  estimate.energy_j = b - a;
+  return estimate;
+}
+
+Result<PowerStats> PowerMonitor::Stats(std::size_t gpu, nanoseconds start, nanoseconds end) const {
+  auto energy = Energy(gpu, start, end);
+  if (!energy) return Fail(energy.error());
+  PowerStats stats;
+  const double seconds = Seconds(end - start);
+  stats.average_power_w = seconds > 0 ? energy->energy_j / seconds : 0.0;
+  std::lock_guard lock(impl_->mu);
+  const Device* d = impl_->Find(gpu);
+  if (d == nullptr) return Fail(ErrorCode::kNotFound, fmt::format("GPU {} is not monitored", gpu));
+  for (std::size_t i = 0; i < d->samples.size(); ++i) {
+    const Stored& s = d->samples[i];
+    // The sample in force at `start` counts too.
+    const bool in_force_at_start = s.sample.time <= start && (i + 1 == d->samples.size() ||
+                                                              d->samples[i + 1].sample.time > start);
+    if ((s.sample.time >= start && s.sample.time <= end) || in_force_at_start) {
+      if (s.sample.instant_mw) {
+        stats.peak_power_w = std::max(stats.peak_power_w, *s.sample.instant_mw / 1000.0);
+        ++stats.samples;
+      }
+    }
+  }
+  return stats;
+}
+
+std::vector<PowerSample> PowerMonitor::Timeline(std::size_t gpu) const {
+  std::lock_guard lock(impl_->mu);
+  std::vector<PowerSample> out;
+  const Device* d = impl_->Find(gpu);
+  if (d == nullptr) return out;
+  out.reserve(d->samples.size());
+  for (std::size_t i = 0; i < d->samples.size(); ++i) out.push_back(d->samples[i].sample);
+  return out;
+}
+
+std::optional<nanoseconds> PowerMonitor::UpdatePeriod(std::size_t gpu) const {
+  std::lock_guard lock(impl_->mu);
+  const Device* d = impl_->Find(gpu);
+  if (d == nullptr || d->change_intervals.size() < 3) return std::nullopt;
+  std::vector<nanoseconds> sorted = d->change_intervals;
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
+  return sorted[sorted.size() / 2];
+}
+
+namespace {
+std::string Cell(const std::optional<std::uint32_t>& mw) {
+  return mw ? fmt::format("{:.3f}", *mw / 1000.0) : std::string();
+}
+}  // namespace
+
+Status PowerMonitor::WriteTimelineCsv(const std::string& path) const {
+  std::ofstream out(path, std::ios::trunc);
+  if (!out) return Fail(ErrorFromErrno(errno, path));
+  out << "gpu,time_s,instant_power_w,average_power_w,memory_power_w,temperature_c\n";
+  for (std::size_t gpu : impl_->indices) {
+    for (const PowerSample& s : Timeline(gpu)) {
+      out << fmt::format("{},{:.6f},{},{},{},{}\n", gpu, Seconds(s.time - impl_->start), Cell(s.instant_mw),
+                         Cell(s.average_mw), Cell(s.memory_mw),
+                         s.temperature_c ? std::to_string(*s.temperature_c) : std::string());
+    }
+  }
+  out.flush();
+  if (!out) return Fail(ErrorCode::kIoError, fmt::format("{}: write failed", path));
+  return OkStatus();
+}
+
+Status PowerMonitor::WriteTimelineJson(const std::string& path) const {
+  using nlohmann::json;
+  json doc;
+  doc["gpus"] = json::array();
+  for (std::size_t gpu : impl_->indices) {
+    json g;
+    g["index"] = gpu;
+    auto period = UpdatePeriod(gpu);
+    g["update_period_s"] = period ? json(Seconds(*period)) : json(nullptr);
+    g["samples"] = json::array();
+    for (const PowerSample& s : Timeline(gpu)) {
+      auto w = [](const std::optional<std::uint32_t>& mw) { return mw ? json(*mw / 1000.0) : json(nullptr); };
+      g["samples"].push_back({{"time_s", Seconds(s.time - impl_->start)},
+                              {"instant_power_w", w(s.instant_mw)},
+                              {"average_power_w", w(s.average_mw)},
+                              {"memory_power_w", w(s.memory_mw)},
+                              {"temperature_c", s.temperature_c ? json(*s.temperature_c) : json(nullptr)}});
+    }
+    doc["gpus"].push_back(g);
+  }
+  std::ofstream out(path, std::ios::trunc);
+  if (!out) return Fail(ErrorFromErrno(errno, path));
+  out << doc.dump(1) << "\n";
+  out.flush();
+  if (!out) return Fail(ErrorCode::kIoError, fmt::format("{}: write failed", path));
+  return OkStatus();
+}
+
+}  // namespace zeus::monitor

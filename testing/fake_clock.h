@@ -1,0 +1,29 @@
+// Copyright 2026 The Zeus C++ Authors.
+//
+// A Clock that moves only when told to. SleepFor advances it at once.
+// Thread-safe.
+
+#ifndef ZEUS_TESTING_FAKE_CLOCK_H_
+#define ZEUS_TESTING_FAKE_CLOCK_H_
+
+#include <atomic>
+#include <chrono>
+
+#include "zeus/base/clock.h"
+
+namespace zeus::testing {
+
+class FakeClock final : public Clock {
+ public:
+  explicit FakeClock(std::chrono::nanoseconds start = std::chrono::seconds(1000)) : now_ns_(start.count()) {}
+  std::chrono::nanoseconds Now() const override;
+  void SleepFor(std::chrono::nanoseconds duration) const override;
+  void Advance(std::chrono::nanoseconds duration);
+
+ private:
+  mutable std::atomic<std::int64_t> now_ns_;
+};
+
+}  // namespace zeus::testing
+
+#endif  // ZEUS_TESTING_FAKE_CLOCK_H_

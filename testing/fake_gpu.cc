@@ -1,0 +1,169 @@
+// Copyright 2026 The Zeus C++ Authors.
+
+#include "testing/fake_gpu.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace zeus::testing {
+
+using device::GpuArchitecture;
+using device::PowerLimitConstraints;
+
+#define ZEUS_FAKE_FAIL_IF_SET(method)                                \
+  do {                                                               \
+    if (auto failure = Failure(method)) return Fail(*failure);       \
+  } while (0)
+
+FakeGpu::FakeGpu(const FakeGpuConfig& config, const FakeClock& clock, unsigned int nvml_index)
+    : config_(config), clock_(clock), nvml_index_(nvml_index), power_w_(config.power_w),
+      limit_mw_(config.default_power_limit_mw), last_fold_(clock.Now()) {}
+
+double FakeGpu::DrawW() const { return std::min(power_w_, limit_mw_ / 1000.0); }
+
+void FakeGpu::Fold() {
+  const auto now = clock_.Now();
+  energy_mj_ += DrawW() * std::chrono::duration<double>(now - last_fold_).count() * 1000.0;
+  last_fold_ = now;
+}
+
+std::optional<Error> FakeGpu::Failure(const std::string& method) const {
+  auto it = failures_.find(method);
+  if (it == failures_.end()) return std::nullopt;
+  return it->second;
+}
+
+void FakeGpu::SetPowerW(double power_w) {
+  std::lock_guard lock(mu_);
+  Fold();
+  power_w_ = power_w;
+}
+
+void FakeGpu::FailWith(const std::string& method, Error error) {
+  std::lock_guard lock(mu_);
+  failures_.insert_or_assign(method, std::move(error));
+}
+
+void FakeGpu::ClearFailures() {
+  std::lock_guard lock(mu_);
+  failures_.clear();
+}
+
+void FakeGpu::ResetEnergyCounter() {
+  std::lock_guard lock(mu_);
+  Fold();
+  energy_mj_ = 0.0;
+}
+
+std::vector<std::uint32_t> FakeGpu::power_limit_calls() const {
+  std::lock_guard lock(mu_);
+  return limit_calls_;
+}
+
+Result<std::string> FakeGpu::Name() {
+  std::lock_guard lock(mu_);
+  ZEUS_FAKE_FAIL_IF_SET("Name");
+  return config_.name;
+}
+
+Result<std::string> FakeGpu::Uuid() {
+  std::lock_guard lock(mu_);
+  ZEUS_FAKE_FAIL_IF_SET("Uuid");
+  return config_.uuid;
+}
+
+Result<std::string> FakeGpu::PciBusId() { return std::string("00000000:00:00.0"); }
+
+Result<GpuArchitecture> FakeGpu::Architecture() { return config_.architecture; }
+
+Result<bool> FakeGpu::MigEnabled() { return false; }
+
+Result<std::uint32_t> FakeGpu::PowerUsageMw() {
+  std::lock_guard lock(mu_);
+  ZEUS_FAKE_FAIL_IF_SET("PowerUsageMw");
+  return static_cast<std::uint32_t>(std::lround(DrawW() * 1000.0));
+}
+
+Result<std::uint32_t> FakeGpu::InstantPowerMw() {
+  std::lock_guard lock(mu_);
+  ZEUS_FAKE_FAIL_IF_SET("InstantPowerMw");
+  return static_cast<std::uint32_t>(std::lround(DrawW() * 1000.0));
+}
+
+Result<std::uint32_t> FakeGpu::AveragePowerMw() {
+  std::lock_guard lock(mu_);
+  ZEUS_FAKE_FAIL_IF_SET("AveragePowerMw");
+  return static_cast<std::uint32_t>(std::lround(DrawW() * 1000.0));
+}
+
+Result<std::uint32_t> FakeGpu::MemoryPowerMw() {
+  return Fail(ErrorCode::kNotSupported, "fake GPU has no memory power domain");
+}
+
+bool FakeGpu::SupportsEnergyCounter() { return config_.energy_counter; }
+
+Result<std::uint64_t> FakeGpu::TotalEnergyMj() {
+  std::lock_guard lock(mu_);
+  ZEUS_FAKE_FAIL_IF_SET("TotalEnergyMj");
+  if (!config_.energy_counter) return Fail(ErrorCode::kNotSupported, "fake GPU has no energy counter");
+  Fold();
+  return static_cast<std::uint64_t>(std::llround(energy_mj_));
+}
+
+Result<std::uint32_t> FakeGpu::PowerLimitMw() {
+  std::lock_guard lock(mu_);
+  ZEUS_FAKE_FAIL_IF_SET("PowerLimitMw");
+  return limit_mw_;
+}
+
+Result<PowerLimitConstraints> FakeGpu::PowerLimitConstraintsMw() {
+  std::lock_guard lock(mu_);
+  ZEUS_FAKE_FAIL_IF_SET("PowerLimitConstraintsMw");
+  return PowerLimitConstraints{config_.min_power_limit_mw, config_.max_power_limit_mw};
+}
+
+Result<std::uint32_t> FakeGpu::DefaultPowerLimitMw() { return config_.default_power_limit_mw; }
+
+Result<std::uint32_t> FakeGpu::EnforcedPowerLimitMw() { return PowerLimitMw(); }
+
+Status FakeGpu::SetPowerLimitMw(std::uint32_t limit_mw) {
+  std::lock_guard lock(mu_);
+  limit_calls_.push_back(limit_mw);
+  ZEUS_FAKE_FAIL_IF_SET("SetPowerLimitMw");
+  if (limit_mw < config_.min_power_limit_mw || limit_mw > config_.max_power_limit_mw) {
+    return Fail(ErrorCode::kInvalidArgument, "fake GPU: power limit out of range");
+  }
+  Fold();
+  limit_mw_ = limit_mw;
+  return OkStatus();
+}
+
+Status FakeGpu::ResetPowerLimit() { return SetPowerLimitMw(config_.default_power_limit_mw); }
+
+Result<bool> FakeGpu::PersistenceMode() {
+  std::lock_guard lock(mu_);
+  return persistence_;
+}
+
+Status FakeGpu::SetPersistenceMode(bool enabled) {
+  std::lock_guard lock(mu_);
+  ZEUS_FAKE_FAIL_IF_SET("SetPersistenceMode");
+  persistence_ = enabled;
+  return OkStatus();
+}
+
+Result<unsigned int> FakeGpu::TemperatureC() { return 40u; }
+Result<unsigned int> FakeGpu::SmClockMhz() { return 1530u; }
+Result<unsigned int> FakeGpu::MemoryClockMhz() { return 877u; }
+Result<std::vector<unsigned int>> FakeGpu::SupportedMemoryClocksMhz() { return std::vector<unsigned int>{877}; }
+Result<std::vector<unsigned int>> FakeGpu::SupportedGraphicsClocksMhz(unsigned int) {
+  return std::vector<unsigned int>{1530, 1380, 1200};
+}
+Status FakeGpu::SetGpuLockedClocks(unsigned int, unsigned int) { return OkStatus(); }
+Status FakeGpu::ResetGpuLockedClocks() { return OkStatus(); }
+Status FakeGpu::SetMemoryLockedClocks(unsigned int, unsigned int) { return OkStatus(); }
+Status FakeGpu::ResetMemoryLockedClocks() { return OkStatus(); }
+
+#undef ZEUS_FAKE_FAIL_IF_SET
+
+}  // namespace zeus::testing

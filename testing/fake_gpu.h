@@ -1,0 +1,99 @@
+// Copyright 2026 The Zeus C++ Authors.
+//
+// An in-process Gpu for tests of the layers above the device layer. Its power
+// draw is scripted, its energy counter is the exact integral of that draw
+// over a FakeClock, and every call can be made to fail. It records setter
+// calls so a test can assert what an optimizer asked for.
+//
+// Thread-safety: all methods may be called concurrently.
+
+#ifndef ZEUS_TESTING_FAKE_GPU_H_
+#define ZEUS_TESTING_FAKE_GPU_H_
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "testing/fake_clock.h"
+#include "zeus/device/gpu.h"
+
+namespace zeus::testing {
+
+struct FakeGpuConfig {
+  std::string name = "Fake V100";
+  std::string uuid = "GPU-fake";
+  device::GpuArchitecture architecture = device::GpuArchitecture::kVolta;
+  bool energy_counter = true;
+  std::uint32_t min_power_limit_mw = 100'000;
+  std::uint32_t max_power_limit_mw = 250'000;
+  std::uint32_t default_power_limit_mw = 250'000;
+  double power_w = 100.0;  // demand; the draw is min(demand, limit)
+};
+
+class FakeGpu final : public device::Gpu {
+ public:
+  FakeGpu(const FakeGpuConfig& config, const FakeClock& clock, unsigned int nvml_index = 0);
+
+  // Changes the demand from now on (energy stays exact across the change).
+  void SetPowerW(double power_w);
+  // The next calls to `method` (e.g. "TotalEnergyMj") fail with `error`.
+  void FailWith(const std::string& method, Error error);
+  void ClearFailures();
+  // Subtracts the counter's current value: the next reading starts from 0.
+  void ResetEnergyCounter();
+  // Every SetPowerLimitMw call, in order.
+  std::vector<std::uint32_t> power_limit_calls() const;
+
+  unsigned int nvml_index() const override { return nvml_index_; }
+  Result<std::string> Name() override;
+  Result<std::string> Uuid() override;
+  Result<std::string> PciBusId() override;
+  Result<device::GpuArchitecture> Architecture() override;
+  Result<bool> MigEnabled() override;
+  Result<std::uint32_t> PowerUsageMw() override;
+  Result<std::uint32_t> InstantPowerMw() override;
+  Result<std::uint32_t> AveragePowerMw() override;
+  Result<std::uint32_t> MemoryPowerMw() override;
+  bool SupportsEnergyCounter() override;
+  Result<std::uint64_t> TotalEnergyMj() override;
+  Result<std::uint32_t> PowerLimitMw() override;
+  Result<device::PowerLimitConstraints> PowerLimitConstraintsMw() override;
+  Result<std::uint32_t> DefaultPowerLimitMw() override;
+  Result<std::uint32_t> EnforcedPowerLimitMw() override;
+  Status SetPowerLimitMw(std::uint32_t limit_mw) override;
+  Status ResetPowerLimit() override;
+  Result<bool> PersistenceMode() override;
+  Status SetPersistenceMode(bool enabled) override;
+  Result<unsigned int> TemperatureC() override;
+  Result<unsigned int> SmClockMhz() override;
+  Result<unsigned int> MemoryClockMhz() override;
+  Result<std::vector<unsigned int>> SupportedMemoryClocksMhz() override;
+  Result<std::vector<unsigned int>> SupportedGraphicsClocksMhz(unsigned int memory_clock_mhz) override;
+  Status SetGpuLockedClocks(unsigned int min_mhz, unsigned int max_mhz) override;
+  Status ResetGpuLockedClocks() override;
+  Status SetMemoryLockedClocks(unsigned int min_mhz, unsigned int max_mhz) override;
+  Status ResetMemoryLockedClocks() override;
+
+ private:
+  std::optional<Error> Failure(const std::string& method) const;  // requires mu_
+  void Fold();                                                     // requires mu_
+  double DrawW() const;                                            // requires mu_
+
+  const FakeGpuConfig config_;
+  const FakeClock& clock_;
+  const unsigned int nvml_index_;
+  mutable std::mutex mu_;
+  double power_w_;
+  std::uint32_t limit_mw_;
+  bool persistence_ = false;
+  double energy_mj_ = 0.0;  // integral up to last_fold_
+  std::chrono::nanoseconds last_fold_;
+  std::map<std::string, Error> failures_;
+  std::vector<std::uint32_t> limit_calls_;
+};
+
+}  // namespace zeus::testing
+
+#endif  // ZEUS_TESTING_FAKE_GPU_H_
