@@ -66,39 +66,50 @@ int main(int argc, char** argv) {
   for (int hz : {100, 1000}) {
     zeus::monitor::PowerMonitorOptions options;
     options.interval = std::chrono::nanoseconds(1'000'000'000 / hz);
-    const double cpu0 = CpuSeconds();
     auto pm = zeus::monitor::PowerMonitor::Create(**set, {}, options);
     if (!pm) {
       fmt::print(stderr, "error: {}\n", pm.error().message());
       return 1;
     }
+    const double cpu0 = CpuSeconds();
     std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    const double cpu = CpuSeconds() - cpu0;
     const std::size_t samples = (*pm)->Timeline(0).size();
     pm->reset();
-    const double cpu = CpuSeconds() - cpu0;
     fmt::print("{:>6}Hz {:>10} {:>14.4f} {:>13.2f}%\n", hz, samples, cpu, 100.0 * cpu / seconds);
   }
 
-  // One simulated hour at 1 kHz on 8 fake GPUs.
+  // The same thread over 8 in-process fake GPUs: the sampler's own cost,
+  // apart from NVML.
   zeus::testing::FakeClock clock;
   std::vector<std::unique_ptr<zeus::device::Gpu>> fakes;
   for (unsigned i = 0; i < 8; ++i) fakes.push_back(std::make_unique<zeus::testing::FakeGpu>(zeus::testing::FakeGpuConfig{}, clock, i));
   zeus::device::GpuSet fake_set("fake", std::move(fakes));
+  {
+    zeus::monitor::PowerMonitorOptions real_time;
+    real_time.interval = std::chrono::milliseconds(1);
+    auto pm = zeus::monitor::PowerMonitor::Create(fake_set, {}, real_time).value();
+    const double cpu0 = CpuSeconds();
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    const double cpu = CpuSeconds() - cpu0;
+    fmt::print("{:>6}Hz {:>10} {:>14.4f} {:>13.2f}%   (8 in-process fake GPUs: the sampler without NVML)\n", 1000,
+               pm->Timeline(0).size(), cpu, 100.0 * cpu / seconds);
+  }
   zeus::monitor::PowerMonitorOptions options;
   options.interval = std::chrono::milliseconds(1);
   options.clock = &clock;
   options.start_thread = false;
-  auto pm = zeus::monitor::PowerMonitor::Create(fake_set, {}, options).value();
   const long rss_before = RssKb();
+  auto pm = zeus::monitor::PowerMonitor::Create(fake_set, {}, options).value();
   const std::size_t bytes = pm->buffer_bytes();
   for (int i = 0; i < 3'600'000; ++i) {
     clock.Advance(std::chrono::milliseconds(1));
     pm->SampleOnce();
   }
   fmt::print("\nOne simulated hour at 1 kHz on 8 GPUs (capacity {} samples per GPU):\n", pm->capacity());
-  fmt::print("  sample buffers: {:.1f} MiB at start, {:.1f} MiB after 3.6 M ticks\n", bytes / 1048576.0,
+  fmt::print("  sample buffers (bound): {:.1f} MiB at start, {:.1f} MiB after 3.6 M ticks\n", bytes / 1048576.0,
              pm->buffer_bytes() / 1048576.0);
-  fmt::print("  process RSS: {:.1f} MiB after creating the buffers, {:.1f} MiB after the hour\n",
+  fmt::print("  process RSS: {:.1f} MiB before the monitor, {:.1f} MiB after the hour\n",
              rss_before / 1024.0, RssKb() / 1024.0);
   return 0;
 }

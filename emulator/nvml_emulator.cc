@@ -2,7 +2,7 @@
 //
 // The C entry points of libzeus-nvml-emulator.so: every function in
 // nvml_api.def with NVML's ABI, plus the zeusEmulator* control functions
-// (emulator_control.h). Behaviour is documented in emulator/README.md.
+// (emulator_control.h). Behaviour is documented in the top-level README.
 //
 // Structure: a process-wide Globals holds the init count and, while
 // initialised, one Emulator (the parsed scenario, the GPU handle objects, the
@@ -120,11 +120,11 @@ struct Globals {
   std::string state_path;
 };
 
-// Created on first use; destroyed at exit or dlclose (which also drops a
-// scenario still loaded, unmapping its state file).
+// Created on first use and never destroyed, so that a thread still calling
+// NVML while the process exits cannot reach a destroyed mutex.
 Globals& TheGlobals() {
-  static Globals globals;
-  return globals;
+  static Globals* const globals = new Globals();
+  return *globals;
 }
 
 // Runs an API call: checks initialisation, counts the call and applies faults

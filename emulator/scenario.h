@@ -1,7 +1,7 @@
 // Copyright 2026 The Zeus C++ Authors.
 //
 // The emulator's scenario: which GPUs exist, how they behave, and which calls
-// fail. A scenario is a JSON file (format: emulator/README.md); this module
+// fail. A scenario is a JSON file (format: the top-level README, "The NVML emulator"); this module
 // parses and validates it into plain values, with every unit converted to the
 // emulator's integer units (mW, ns, MHz).
 //

@@ -10,6 +10,8 @@
 
 #include "apps/zeus/info_command.h"
 #include "apps/zeus/monitor_command.h"
+#include "apps/zeus/reproduce_command.h"
+#include "apps/zeus/simulate_command.h"
 #include "zeus/base/error.h"
 
 int main(int argc, char** argv) {
@@ -26,6 +28,8 @@ int main(int argc, char** argv) {
 
   int exit_code = 0;
   zeus::cli::RegisterInfoCommand(app, &exit_code);
+  zeus::cli::RegisterSimulateCommand(app, &exit_code);
+  zeus::cli::RegisterReproduceCommand(app, &exit_code);
   zeus::cli::RegisterMonitorCommand(app, &exit_code);
 
   try {

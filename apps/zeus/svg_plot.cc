@@ -46,7 +46,10 @@ std::vector<double> NiceTicks(double lo, double hi, int target) {
     if (step >= raw) break;
   }
   std::vector<double> ticks;
-  for (double t = std::ceil(lo / step - 1e-9) * step; t <= hi + step * 1e-9; t += step) {
+  // From the last round value at or below lo to the first at or above hi.
+  const double first = std::floor(lo / step + 1e-9) * step;
+  const double last = std::ceil(hi / step - 1e-9) * step;
+  for (double t = first; t <= last + step * 1e-9; t += step) {
     ticks.push_back(std::abs(t) < step * 1e-9 ? 0.0 : t);
   }
   return ticks;
@@ -57,7 +60,8 @@ std::string RenderSvg(const LinePlot& plot) {
   const double w = plot.width_px, h = plot.height_px;
   const double pw = w - left - right, ph = h - top - bottom;
 
-  double x_lo = std::numeric_limits<double>::infinity(), x_hi = -x_lo;
+  double x_lo = plot.x_from_zero ? 0.0 : std::numeric_limits<double>::infinity();
+  double x_hi = -std::numeric_limits<double>::infinity();
   double y_lo = plot.y_from_zero ? 0.0 : std::numeric_limits<double>::infinity(), y_hi = -std::numeric_limits<double>::infinity();
   for (const PlotSeries& s : plot.series) {
     for (const auto& [x, y] : s.points) {
@@ -67,20 +71,19 @@ std::string RenderSvg(const LinePlot& plot) {
       y_hi = std::max(y_hi, y);
     }
   }
-  if (!std::isfinite(x_lo)) {
-    x_lo = 0;
-    x_hi = 1;
-  }
+  if (!std::isfinite(x_lo)) x_lo = 0;
+  if (!std::isfinite(x_hi)) x_hi = x_lo + 1;
   if (!std::isfinite(y_lo)) y_lo = 0;
   if (!std::isfinite(y_hi)) y_hi = 1;
   if (x_hi <= x_lo) x_hi = x_lo + 1;
   if (y_hi <= y_lo) y_hi = y_lo + 1;
   const std::vector<double> xt = NiceTicks(x_lo, x_hi);
-  std::vector<double> yt = NiceTicks(y_lo, y_hi * 1.05);
-  x_lo = std::min(x_lo, xt.front());
-  x_hi = std::max(x_hi, xt.back());
-  y_lo = std::min(y_lo, yt.front());
-  y_hi = std::max(y_hi, yt.back());
+  // Headroom above the highest line so it does not run along the frame.
+  const std::vector<double> yt = NiceTicks(y_lo, y_hi + 0.04 * (y_hi - y_lo));
+  x_lo = xt.front();
+  x_hi = xt.back();
+  y_lo = yt.front();
+  y_hi = yt.back();
   auto X = [&](double x) { return left + (x - x_lo) / (x_hi - x_lo) * pw; };
   auto Y = [&](double y) { return top + ph - (y - y_lo) / (y_hi - y_lo) * ph; };
 

@@ -27,6 +27,7 @@ struct LinePlot {
   std::vector<PlotSeries> series;
   int width_px = 960;
   int height_px = 480;
+  bool x_from_zero = true;
   bool y_from_zero = true;
 };
 

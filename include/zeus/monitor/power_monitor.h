@@ -17,7 +17,8 @@
 // clipped exactly at both edges, so a window of constant power P and length T
 // gives P * T.
 //
-// Memory: O(capacity) per GPU, fixed at construction.
+// Memory: O(capacity) per GPU, reserved at construction and filled as
+// samples arrive; never more, however long the monitor runs.
 //
 // Thread-safety: all const methods and SampleOnce() may be called from any
 // thread concurrently with the sampling thread.
@@ -52,8 +53,10 @@ struct PowerMonitorOptions {
   std::chrono::nanoseconds interval = std::chrono::milliseconds(100);
   // Period of the slow domains (average power, memory power, temperature).
   std::chrono::nanoseconds slow_interval = std::chrono::milliseconds(100);
-  // Samples retained per GPU. The default holds 10 minutes at 1 kHz.
-  std::size_t capacity = 600'000;
+  // Samples retained per GPU (about 56 bytes each): the default holds one
+  // hour at 10 Hz, or 36 s at 1 kHz. The running energy integral does not
+  // depend on it; only the timeline and Energy()/Stats() look-backs do.
+  std::size_t capacity = 36'000;
   bool sample_average_power = true;
   bool sample_memory_power = true;
   bool sample_temperature = true;

@@ -1,0 +1,308 @@
+// Copyright 2026 The Zeus C++ Authors.
+
+#include "apps/zeus/reproduce_command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "apps/zeus/report_html.h"
+#include "zeus/simulator/job_trace.h"
+#include "zeus/simulator/metrics.h"
+#include "zeus/simulator/output.h"
+#include "zeus/simulator/simulator.h"
+#include "zeus/simulator/trace.h"
+
+namespace zeus::cli {
+namespace {
+
+using json = nlohmann::json;
+using report::JobRuns;
+using Clock = std::chrono::steady_clock;
+
+struct ReproduceFlags {
+  std::string trace_dir;
+  std::string gpus;  // empty: every GPU with a power trace
+  std::string workloads = "all";
+  std::string seeds = "1-5";
+  std::string report_dir = "zeus-report";
+  bool no_report = false;
+  double eta = 0.5;
+  double beta = 2.0;
+  int jobs = 0;  // 0: one per core
+  bool as_json = false;
+};
+
+int Failure(const Error& e) {
+  fmt::print(stderr, "error: {}\n", e.message());
+  return ExitCodeFor(e.code());
+}
+
+std::vector<std::string> SplitList(const std::string& s) {
+  std::vector<std::string> out;
+  std::string item;
+  for (char c : s + ",") {
+    if (c == ',') {
+      if (!item.empty()) out.push_back(item);
+      item.clear();
+    } else if (c != ' ') {
+      item += c;
+    }
+  }
+  return out;
+}
+
+// "1-5", "1,3,7", "2-4,9".
+Result<std::vector<std::uint64_t>> ParseSeeds(const std::string& spec) {
+  std::vector<std::uint64_t> seeds;
+  auto bad = [&] {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("--seeds: '{}' is not a list of seeds or ranges such as 1-5 or 1,3,7", spec));
+  };
+  for (const std::string& part : SplitList(spec)) {
+    const std::size_t dash = part.find('-', 1);
+    try {
+      std::size_t used = 0;
+      const unsigned long long lo = std::stoull(part.substr(0, dash), &used);
+      if (used != part.substr(0, dash).size() || part[0] == '-') return bad();
+      unsigned long long hi = lo;
+      if (dash != std::string::npos) {
+        const std::string tail = part.substr(dash + 1);
+        hi = std::stoull(tail, &used);
+        if (used != tail.size() || tail[0] == '-') return bad();
+      }
+      if (hi < lo || hi - lo > 100000) return bad();
+      for (unsigned long long s = lo; s <= hi; ++s) seeds.push_back(s);
+    } catch (const std::exception&) {
+      return bad();
+    }
+  }
+  if (seeds.empty()) return bad();
+  return seeds;
+}
+
+// Progress on stderr: a rewritten line on a terminal, a few lines otherwise.
+class Progress {
+ public:
+  explicit Progress(std::size_t total) : total_(total), tty_(isatty(STDERR_FILENO) != 0) {}
+  void Done(const std::string& what) {
+    const std::lock_guard<std::mutex> lock(mu_);
+    ++done_;
+    if (tty_) {
+      fmt::print(stderr, "\r\033[Kreproduce: {}/{} runs ({})", done_, total_, what);
+      if (done_ == total_) fmt::print(stderr, "\n");
+    } else if (done_ * 4 / total_ != (done_ - 1) * 4 / total_) {
+      fmt::print(stderr, "reproduce: {}/{} runs done\n", done_, total_);
+    }
+    std::fflush(stderr);
+  }
+
+ private:
+  std::mutex mu_;
+  std::size_t done_ = 0;
+  std::size_t total_;
+  bool tty_;
+};
+
+void PrintTable(const std::vector<JobRuns>& jobs) {
+  fmt::print("{:<5} {:<31} {:>4} {:>17} {:>9} {:>17} {:>9} {:>13} {:>9} {:>9}\n", "GPU", "workload", "R",
+             "savings (last 10)", "time", "savings (all)", "time", "regret", "Zeus", "Oracle");
+  for (const JobRuns& r : jobs) {
+    const report::JobAggregate a = report::Aggregate(r);
+    fmt::print("{:<5} {:<31} {:>4} {:>10.2f}% ±{:>4.2f} {:>+8.2f}% {:>10.2f}% ±{:>4.2f} {:>+8.2f}% {:>7.2f} ±{:>4.2f} {:>9} {:>9}\n",
+               r.job->gpu, r.job->workload.name(), r.summaries.front().num_recurrences, a.savings_last_n_pct,
+               a.savings_last_n_sd, a.time_change_last_n_pct, a.savings_all_pct, a.savings_all_sd,
+               a.time_change_all_pct, a.regret_oracle_jobs, a.regret_oracle_jobs_sd,
+               fmt::format("{}@{}", a.mode_batch_size, a.mode_power_limit_w),
+               fmt::format("{}@{}", r.baselines.oracle.batch_size, r.baselines.oracle.power_limit_w));
+  }
+  fmt::print(
+      "\nSavings and time change: energy and time against Default (the default batch size at the maximum power\n"
+      "limit), over the last 10 recurrences and over all R. Regret: cumulative cost above the Oracle (the best\n"
+      "configuration in hindsight), in oracle jobs. Mean ± sd over seeds; Zeus = its most common last-10 choice.\n");
+}
+
+void PrintJson(const std::vector<JobRuns>& jobs) {
+  json out = json::array();
+  for (const JobRuns& r : jobs) {
+    const report::JobAggregate a = report::Aggregate(r);
+    json runs = json::array();
+    for (std::size_t k = 0; k < r.summaries.size(); ++k) {
+      const simulator::RunSummary& s = r.summaries[k];
+      runs.push_back({{"seed", r.seeds[k]},
+                      {"savings_all_pct", s.savings_all_pct},
+                      {"time_change_all_pct", s.time_change_all_pct},
+                      {"savings_last_n_pct", s.savings_last_n_pct},
+                      {"time_change_last_n_pct", s.time_change_last_n_pct},
+                      {"cum_regret", s.cum_regret},
+                      {"cum_regret_over_oracle_cost", s.cum_regret_over_oracle_cost},
+                      {"last_n_mode_batch_size", s.last_n_mode_batch_size},
+                      {"last_n_mode_power_limit_w", s.last_n_mode_power_limit_w}});
+    }
+    out.push_back({{"gpu", r.job->gpu},
+                   {"workload", r.job->workload.name()},
+                   {"recurrences", r.summaries.front().num_recurrences},
+                   {"default", {{"batch_size", r.baselines.default_config.batch_size},
+                                {"power_limit_w", r.baselines.default_config.power_limit_w},
+                                {"energy_j", r.baselines.default_config.energy_j},
+                                {"time_s", r.baselines.default_config.time_s}}},
+                   {"oracle", {{"batch_size", r.baselines.oracle.batch_size},
+                               {"power_limit_w", r.baselines.oracle.power_limit_w},
+                               {"cost", r.baselines.oracle.cost}}},
+                   {"savings_last_n_pct", a.savings_last_n_pct},
+                   {"time_change_last_n_pct", a.time_change_last_n_pct},
+                   {"savings_all_pct", a.savings_all_pct},
+                   {"time_change_all_pct", a.time_change_all_pct},
+                   {"regret_oracle_jobs", a.regret_oracle_jobs},
+                   {"runs", runs}});
+  }
+  fmt::print("{}\n", out.dump(2));
+}
+
+int RunReproduce(const ReproduceFlags& f) {
+  const Clock::time_point start = Clock::now();
+  Result<std::string> dir = simulator::ResolveTraceDir(f.trace_dir);
+  if (!dir) return Failure(dir.error());
+  Result<std::vector<std::uint64_t>> seeds = ParseSeeds(f.seeds);
+  if (!seeds) return Failure(seeds.error());
+  std::vector<std::string> gpus = SplitList(f.gpus);
+  if (gpus.empty()) {
+    Result<std::vector<std::string>> found = simulator::ListTraceGpus(*dir);
+    if (!found) return Failure(found.error());
+    if (found->empty()) return Failure(Error(ErrorCode::kNotFound, fmt::format("{}: no summary_power_<gpu>.csv", *dir)));
+    gpus = *found;
+  }
+  std::vector<simulator::WorkloadSpec> workloads;
+  if (f.workloads == "all") {
+    workloads.assign(simulator::BuiltinWorkloads().begin(), simulator::BuiltinWorkloads().end());
+  } else {
+    for (const std::string& name : SplitList(f.workloads)) {
+      Result<simulator::WorkloadSpec> w = simulator::ResolveWorkload(name);
+      if (!w) return Failure(w.error());
+      workloads.push_back(*w);
+    }
+    if (workloads.empty()) return Failure(Error(ErrorCode::kInvalidArgument, "--workloads: no workload named"));
+  }
+
+  // Load each trace once; the job slices are shared read-only by the workers.
+  Result<simulator::TrainTrace> train = simulator::LoadTrainTrace(simulator::TrainTracePath(*dir));
+  if (!train) return Failure(train.error());
+  std::vector<std::unique_ptr<simulator::JobTrace>> slices;
+  std::vector<JobRuns> jobs;
+  for (const std::string& gpu : gpus) {
+    Result<simulator::PowerTrace> power = simulator::LoadPowerTrace(simulator::PowerTracePath(*dir, gpu), gpu);
+    if (!power) return Failure(power.error());
+    for (const simulator::WorkloadSpec& w : workloads) {
+      Result<simulator::JobTrace> job = simulator::BuildJobTrace(*train, *power, w);
+      if (!job) return Failure(job.error());
+      Result<simulator::Baselines> baselines = simulator::ComputeBaselines(*job, f.eta);
+      if (!baselines) return Failure(baselines.error().WithContext(fmt::format("{} on {}", w.name(), gpu)));
+      slices.push_back(std::make_unique<simulator::JobTrace>(std::move(*job)));
+      JobRuns runs;
+      runs.job = slices.back().get();
+      runs.baselines = *baselines;
+      runs.configs = simulator::ExpectedConfigs(*runs.job, f.eta);
+      runs.seeds = *seeds;
+      runs.results.resize(seeds->size());
+      runs.summaries.resize(seeds->size());
+      jobs.push_back(std::move(runs));
+    }
+  }
+  const Clock::time_point loaded = Clock::now();
+
+  // Simulate every (job, seed) on a pool of threads; results land in fixed
+  // slots, so the output does not depend on scheduling.
+  const std::size_t total = jobs.size() * seeds->size();
+  std::vector<std::optional<Error>> errors(total);
+  std::atomic<std::size_t> next{0};
+  Progress progress(total);
+  unsigned threads = f.jobs > 0 ? static_cast<unsigned>(f.jobs) : std::max(1U, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, total));
+  auto work = [&] {
+    for (std::size_t task = next++; task < total; task = next++) {
+      JobRuns& r = jobs[task / seeds->size()];
+      const std::size_t k = task % seeds->size();
+      simulator::SimulationOptions options;
+      options.eta = f.eta;
+      options.beta = f.beta;
+      options.seed = r.seeds[k];
+      Result<simulator::SimulationResult> sim = simulator::Simulate(*r.job, options);
+      if (sim) {
+        r.summaries[k] = simulator::Summarize(*sim, r.baselines);
+        r.results[k] = std::move(*sim);
+      } else {
+        errors[task] = sim.error().WithContext(
+            fmt::format("{} on {}, seed {}", r.job->workload.name(), r.job->gpu, r.seeds[k]));
+      }
+      progress.Done(fmt::format("{} {} seed {}", r.job->gpu, r.job->workload.dataset, r.seeds[k]));
+    }
+  };
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned i = 1; i < threads; ++i) pool.emplace_back(work);
+    work();
+  }
+  const Clock::time_point simulated = Clock::now();
+  for (const std::optional<Error>& e : errors) {
+    if (e) return Failure(*e);
+  }
+
+  std::size_t recurrences = 0;
+  for (const JobRuns& r : jobs) {
+    for (const simulator::RunSummary& s : r.summaries) recurrences += static_cast<std::size_t>(s.num_recurrences);
+  }
+  auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
+  fmt::print(stderr, "reproduce: {} runs ({} recurrences) simulated in {:.1f} ms on {} thread{}; traces loaded in {:.1f} ms\n",
+             total, recurrences, ms(simulated - loaded), threads, threads == 1 ? "" : "s", ms(loaded - start));
+
+  if (f.as_json) {
+    PrintJson(jobs);
+  } else {
+    PrintTable(jobs);
+  }
+  if (!f.no_report) {
+    if (Status s = report::WriteReport(f.report_dir, jobs, {*dir, f.eta, f.beta}); !s) return Failure(s.error());
+    if (!f.as_json) fmt::print("\nReport: {}/index.html (plots) and {}/runs.csv\n", f.report_dir, f.report_dir);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void RegisterReproduceCommand(CLI::App& app, int* exit_code) {
+  auto* cmd = app.add_subcommand("reproduce",
+                                 "Run the Zeus paper's trace-driven evaluation: every workload x GPU x seed, in parallel");
+  auto f = std::make_shared<ReproduceFlags>();
+  cmd->add_option("--trace-dir", f->trace_dir,
+                  "Directory with summary_train.csv and summary_power_<gpu>.csv "
+                  "(default: $ZEUS_TRACE_DIR, else ../shared/traces/zeus-nsdi23)");
+  cmd->add_option("--gpus", f->gpus, "Comma-separated GPUs (default: every summary_power_<gpu>.csv in the directory)");
+  cmd->add_option("--workloads", f->workloads, "'all' (the six built-in workloads) or a comma-separated list")
+      ->capture_default_str();
+  cmd->add_option("--seeds", f->seeds, "Seeds: ranges and lists such as 1-5 or 1,3,7")->capture_default_str();
+  cmd->add_option("--report", f->report_dir, "Directory for the report (index.html with SVG plots, runs.csv)")
+      ->capture_default_str();
+  cmd->add_flag("--no-report", f->no_report, "Do not write the report");
+  cmd->add_option("--eta", f->eta, "Energy-time weight of the cost, in [0, 1]")->capture_default_str();
+  cmd->add_option("--beta", f->beta, "Early-stopping threshold (x the least cost so far)")->capture_default_str();
+  cmd->add_option("--jobs", f->jobs, "Threads to simulate on (default: one per core)")->check(CLI::PositiveNumber);
+  cmd->add_flag("--json", f->as_json, "Print JSON instead of the table");
+  cmd->footer(
+      "Prints, per GPU and workload, Zeus's energy savings and time change against Default (the default batch\n"
+      "size at the maximum power limit) over the last 10 recurrences and over all of them, and its regret against\n"
+      "the Oracle. Progress goes to stderr. The same flags give byte-identical output and report.");
+  cmd->callback([f, exit_code] { *exit_code = RunReproduce(*f); });
+}
+
+}  // namespace zeus::cli

@@ -1,0 +1,19 @@
+// Copyright 2026 The Zeus C++ Authors.
+//
+// `zeus simulate`: replay one recurring training job on the Zeus traces with
+// the Zeus policy (or a baseline policy) and compare it with the Default and
+// Oracle configurations.
+
+#ifndef ZEUS_APPS_ZEUS_SIMULATE_COMMAND_H_
+#define ZEUS_APPS_ZEUS_SIMULATE_COMMAND_H_
+
+#include <CLI/CLI.hpp>
+
+namespace zeus::cli {
+
+// Registers the `simulate` subcommand on `app`. When it runs, it sets *exit_code.
+void RegisterSimulateCommand(CLI::App& app, int* exit_code);
+
+}  // namespace zeus::cli
+
+#endif  // ZEUS_APPS_ZEUS_SIMULATE_COMMAND_H_

@@ -1,0 +1,164 @@
+// Copyright 2026 The Zeus C++ Authors.
+//
+// `zeus simulate` and `zeus reproduce` as a user runs them: byte-identical
+// output for the same seed, clear errors for bad input, the report files.
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "testing/subprocess.h"
+#include "testing/temp_dir.h"
+
+namespace zeus {
+namespace {
+
+using ::testing::HasSubstr;
+using json = nlohmann::json;
+
+const std::string kTraceDir = std::string(ZEUS_SHARED_DIR) + "/traces/zeus-nsdi23";
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+testing::ProcessResult Zeus(std::vector<std::string> args) {
+  args.insert(args.begin(), ZEUS_TEST_CLI_PATH);
+  return testing::RunProcess(args, {{"ZEUS_TRACE_DIR", std::nullopt}});
+}
+
+class SimulateCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::ifstream(kTraceDir + "/summary_train.csv").good()) GTEST_SKIP() << "no traces at " << kTraceDir;
+  }
+  testing::TempDir tmp_;
+};
+
+TEST_F(SimulateCliTest, SameSeedGivesByteIdenticalOutput) {
+  std::string first_out, first_csv;
+  for (int i = 0; i < 2; ++i) {
+    const std::string csv = tmp_.File("tries" + std::to_string(i) + ".csv");
+    testing::ProcessResult r =
+        Zeus({"simulate", "--trace-dir", kTraceDir, "--gpu", "a40", "--workload", "cifar100", "--seed", "4", "--output", csv});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    if (i == 0) {
+      first_out = r.out;
+      first_csv = ReadAll(csv);
+    } else {
+      EXPECT_EQ(r.out, first_out);
+      EXPECT_EQ(ReadAll(csv), first_csv);
+    }
+  }
+  EXPECT_THAT(first_out, HasSubstr("energy savings vs Default"));
+  EXPECT_THAT(first_csv, ::testing::StartsWith("recurrence,try,batch_size,power_limit,epochs,energy,time,cost,reached\n"));
+  testing::ProcessResult other =
+      Zeus({"simulate", "--trace-dir", kTraceDir, "--gpu", "a40", "--workload", "cifar100", "--seed", "5"});
+  ASSERT_EQ(other.exit_code, 0);
+  EXPECT_NE(other.out, first_out);
+}
+
+TEST_F(SimulateCliTest, JsonHasRecurrencesAndSummary) {
+  testing::ProcessResult r = Zeus({"simulate", "--trace-dir", kTraceDir, "--workload", "squad", "--recurrences", "30",
+                                   "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["workload"], "squad/bert_base_uncased");
+  EXPECT_EQ(j["gpu"], "v100");
+  EXPECT_EQ(j["recurrences"].size(), 30U);
+  EXPECT_EQ(j["summary"]["recurrences"], 30);
+  EXPECT_EQ(j["oracle"]["batch_size"], 12);
+}
+
+TEST_F(SimulateCliTest, BaselinePoliciesRun) {
+  for (const char* policy : {"grid-search", "power-limit-only", "batch-size-only"}) {
+    testing::ProcessResult r = Zeus({"simulate", "--trace-dir", kTraceDir, "--workload", "imagenet", "--policy", policy});
+    EXPECT_EQ(r.exit_code, 0) << policy << ": " << r.err;
+  }
+  testing::ProcessResult bad = Zeus({"simulate", "--trace-dir", kTraceDir, "--policy", "random"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("unknown policy 'random'"));
+}
+
+TEST_F(SimulateCliTest, BadInputIsAClearErrorNotACrash) {
+  // A trace with a non-numeric cell.
+  std::string power = ReadAll(kTraceDir + "/summary_power_v100.csv");
+  const std::size_t line3 = power.find('\n', power.find('\n') + 1) + 1;
+  const std::size_t cell = power.find(',', power.find(',', power.find(',', power.find(',', power.find(',', line3) + 1) + 1) + 1) + 1) + 1;
+  power.replace(cell, power.find(',', cell) - cell, "fast");
+  tmp_.Write("traces/summary_power_v100.csv", power);
+  tmp_.Write("traces/summary_train.csv", ReadAll(kTraceDir + "/summary_train.csv"));
+  testing::ProcessResult r = Zeus({"simulate", "--trace-dir", tmp_.File("traces")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("summary_power_v100.csv:3:6: column 'time_per_epoch': \"fast\" is not a number"));
+
+  testing::ProcessResult unknown_gpu = Zeus({"simulate", "--trace-dir", kTraceDir, "--gpu", "h100"});
+  EXPECT_NE(unknown_gpu.exit_code, 0);
+  EXPECT_THAT(unknown_gpu.err, HasSubstr("summary_power_h100.csv"));
+  EXPECT_THAT(unknown_gpu.err, HasSubstr("a40, v100"));
+
+  testing::ProcessResult unknown_workload = Zeus({"simulate", "--trace-dir", kTraceDir, "--workload", "mnist"});
+  EXPECT_EQ(unknown_workload.exit_code, 2);
+  EXPECT_THAT(unknown_workload.err, HasSubstr("'mnist' is not a built-in workload"));
+
+  testing::ProcessResult bad_target =
+      Zeus({"simulate", "--trace-dir", kTraceDir, "--workload", "squad", "--target-metric", "99"});
+  EXPECT_EQ(bad_target.exit_code, 2);
+  EXPECT_THAT(bad_target.err, HasSubstr("target_metric 99"));
+
+  testing::ProcessResult bad_eta = Zeus({"simulate", "--trace-dir", kTraceDir, "--eta", "1.5"});
+  EXPECT_EQ(bad_eta.exit_code, 2);
+  EXPECT_THAT(bad_eta.err, HasSubstr("eta must be between 0 and 1"));
+
+  testing::ProcessResult no_dir = Zeus({"simulate", "--trace-dir", tmp_.File("nowhere")});
+  EXPECT_NE(no_dir.exit_code, 0);
+  EXPECT_THAT(no_dir.err, HasSubstr("nowhere"));
+}
+
+TEST_F(SimulateCliTest, ReproduceWritesTableReportAndIsDeterministic) {
+  const std::vector<std::string> args = {"reproduce", "--trace-dir", kTraceDir, "--gpus", "v100",
+                                         "--workloads", "squad,sentiment140", "--seeds", "1-2"};
+  std::vector<std::string> a = args, b = args;
+  a.insert(a.end(), {"--report", tmp_.File("r1"), "--jobs", "2"});
+  b.insert(b.end(), {"--report", tmp_.File("r2"), "--jobs", "1"});
+  testing::ProcessResult ra = Zeus(a);
+  testing::ProcessResult rb = Zeus(b);
+  ASSERT_EQ(ra.exit_code, 0) << ra.err;
+  ASSERT_EQ(rb.exit_code, 0) << rb.err;
+  EXPECT_THAT(ra.out, HasSubstr("squad/bert_base_uncased"));
+  EXPECT_THAT(ra.out, HasSubstr("sentiment140/bert_base_uncased"));
+  EXPECT_THAT(ra.err, HasSubstr("4/4 runs"));
+  for (const char* file : {"/index.html", "/runs.csv"}) {
+    const std::string one = ReadAll(tmp_.File("r1") + file);
+    EXPECT_FALSE(one.empty()) << file;
+    EXPECT_EQ(one, ReadAll(tmp_.File("r2") + file)) << file;
+  }
+  const std::string html = ReadAll(tmp_.File("r1") + "/index.html");
+  EXPECT_EQ(std::count(html.begin(), html.end(), '\n') > 10, true);
+  std::size_t svgs = 0;
+  for (std::size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) ++svgs;
+  EXPECT_EQ(svgs, 2U * 3U);  // two workloads x three plots
+  const std::string runs = ReadAll(tmp_.File("r1") + "/runs.csv");
+  EXPECT_EQ(std::count(runs.begin(), runs.end(), '\n'), 1 + 2 * 2);
+
+  testing::ProcessResult json_run = Zeus({"reproduce", "--trace-dir", kTraceDir, "--gpus", "a40", "--workloads",
+                                          "imagenet", "--seeds", "1", "--no-report", "--json"});
+  ASSERT_EQ(json_run.exit_code, 0) << json_run.err;
+  const json j = json::parse(json_run.out);
+  ASSERT_EQ(j.size(), 1U);
+  EXPECT_EQ(j[0]["oracle"]["batch_size"], 256);
+
+  testing::ProcessResult bad_seeds = Zeus({"reproduce", "--trace-dir", kTraceDir, "--seeds", "5-1", "--no-report"});
+  EXPECT_EQ(bad_seeds.exit_code, 2);
+  EXPECT_THAT(bad_seeds.err, HasSubstr("--seeds"));
+}
+
+}  // namespace
+}  // namespace zeus
