@@ -79,6 +79,24 @@ int main(int argc, char** argv) {
     fmt::print("{:>6}Hz {:>10} {:>14.4f} {:>13.2f}%\n", hz, samples, cpu, 100.0 * cpu / seconds);
   }
 
+  {
+    // The floor: a thread that only wakes at 1 kHz and does nothing.
+    const double cpu0 = CpuSeconds();
+    std::jthread idle([seconds] {
+      auto next = std::chrono::steady_clock::now();
+      const auto end =
+          next + std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(seconds));
+      while (next < end) {
+        next += std::chrono::milliseconds(1);
+        std::this_thread::sleep_until(next);
+      }
+    });
+    idle.join();
+    const double cpu = CpuSeconds() - cpu0;
+    fmt::print("{:>6}Hz {:>10} {:>14.4f} {:>13.2f}%   (a thread that only wakes: this machine's floor)\n", 1000,
+               "-", cpu, 100.0 * cpu / seconds);
+  }
+
   // The same thread over 8 in-process fake GPUs: the sampler's own cost,
   // apart from NVML.
   zeus::testing::FakeClock clock;

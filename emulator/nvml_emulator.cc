@@ -8,10 +8,10 @@
 // initialised, one Emulator (the parsed scenario, the GPU handle objects, the
 // shared state and the fault injector). Every NVML call takes the Globals lock
 // shared (init and shutdown take it exclusively), counts the call and applies
-// faults, validates its handle, and then does its work, taking the shared-state
-// lock for anything that reads or writes per-GPU state. No exception escapes a
-// C entry point: each body runs inside a catch-all that returns
-// NVML_ERROR_UNKNOWN.
+// faults, validates its handle, and then does its work: reading per-GPU state
+// from a lock-free snapshot of the shared state, writing it under the
+// shared-state locks (shared_state.h). No exception escapes a C entry point:
+// each body runs inside a catch-all that returns NVML_ERROR_UNKNOWN.
 
 #include <fmt/format.h>
 
@@ -166,13 +166,26 @@ nvmlReturn_t SystemCall(ApiFunction function, Body&& body) noexcept {
       [&body](Emulator& emulator, int) -> nvmlReturn_t { return body(emulator); });
 }
 
-// Runs `fn(GpuState&, now_ns)` for GPU `index` under the shared-state lock.
-// Returns NVML_ERROR_UNKNOWN if the state cannot be locked, else what fn
-// returns (fn must return nvmlReturn_t).
+// Runs `fn(const GpuState&, now_ns)` on a consistent snapshot of GPU
+// `index`'s shared state (taken without locks; see shared_state.h). Returns
+// NVML_ERROR_UNKNOWN if the state cannot be read, else what fn returns (fn
+// must return nvmlReturn_t).
 template <class Fn>
-nvmlReturn_t WithGpuState(Emulator& emulator, std::size_t index, Fn&& fn) {
+nvmlReturn_t ReadGpuState(Emulator& emulator, std::size_t index, Fn&& fn) {
+  GpuState gpu;  // ReadGpu fills all of it that is in use
+  std::int64_t now_ns = 0;
+  if (!emulator.state().ReadGpu(index, &gpu, &now_ns)) return NVML_ERROR_UNKNOWN;
+  return fn(static_cast<const GpuState&>(gpu), now_ns);
+}
+
+// Runs `fn(GpuState&, now_ns)` for GPU `index` under the shared-state locks
+// and publishes its changes. Returns NVML_ERROR_UNKNOWN if the state cannot be
+// locked, else what fn returns (fn must return nvmlReturn_t).
+template <class Fn>
+nvmlReturn_t UpdateGpuState(Emulator& emulator, std::size_t index, Fn&& fn) {
   nvmlReturn_t result = NVML_ERROR_UNKNOWN;
-  const bool locked = emulator.state().WithLock([&](StateView& view) { result = fn(view.gpu(index), view.now_ns()); });
+  const bool locked =
+      emulator.state().UpdateGpu(index, [&](GpuState& gpu, std::int64_t now_ns) { result = fn(gpu, now_ns); });
   return locked ? result : NVML_ERROR_UNKNOWN;
 }
 
@@ -216,7 +229,7 @@ nvmlReturn_t SetClockLock(ApiFunction function, nvmlDevice_t device, bool graphi
   return DeviceCall(function, device, [&](Emulator& emulator, const GpuSpec& spec, std::size_t index) -> nvmlReturn_t {
     const auto& supported = graphics ? spec.graphics_clocks_mhz : spec.memory_clocks_mhz;
     if (lock && !ClockRangeValid(supported, min_mhz, max_mhz)) return NVML_ERROR_INVALID_ARGUMENT;
-    return WithGpuState(emulator, index, [&](GpuState& gpu, std::int64_t) -> nvmlReturn_t {
+    return UpdateGpuState(emulator, index, [&](GpuState& gpu, std::int64_t) -> nvmlReturn_t {
       ClockLock& target = graphics ? gpu.graphics_lock : gpu.memory_lock;
       target = lock ? ClockLock{1, min_mhz, max_mhz, 0} : ClockLock{0, 0, 0, 0};
       return NVML_SUCCESS;
@@ -232,7 +245,8 @@ using zeus::emulator::ClockLock;
 using zeus::emulator::Emulator;
 using zeus::emulator::GpuSpec;
 using zeus::emulator::GpuState;
-using zeus::emulator::WithGpuState;
+using zeus::emulator::ReadGpuState;
+using zeus::emulator::UpdateGpuState;
 
 extern "C" {
 
@@ -406,7 +420,7 @@ nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int* power_mw
       ApiFunction::nvmlDeviceGetPowerUsage, device,
       [&](Emulator& emulator, const GpuSpec& spec, std::size_t index) -> nvmlReturn_t {
         if (power_mw == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
-        return WithGpuState(emulator, index, [&](GpuState& gpu, std::int64_t now_ns) -> nvmlReturn_t {
+        return ReadGpuState(emulator, index, [&](const GpuState& gpu, std::int64_t now_ns) -> nvmlReturn_t {
           *power_mw = zeus::emulator::SensorOf(spec).AverageMw(spec.power, TimelineOf(gpu.limits), now_ns);
           return NVML_SUCCESS;
         });
@@ -419,7 +433,7 @@ nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned l
       [&](Emulator& emulator, const GpuSpec& spec, std::size_t index) -> nvmlReturn_t {
         if (energy_mj == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
         if (!spec.energy_counter) return NVML_ERROR_NOT_SUPPORTED;
-        return WithGpuState(emulator, index, [&](GpuState& gpu, std::int64_t now_ns) -> nvmlReturn_t {
+        return ReadGpuState(emulator, index, [&](const GpuState& gpu, std::int64_t now_ns) -> nvmlReturn_t {
           *energy_mj = CounterEnergyAt(gpu.limits, spec.power, spec.counter_reset_ns, now_ns).mj;
           return NVML_SUCCESS;
         });
@@ -435,15 +449,16 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int values_count, nvm
                                       std::uint32_t instant_mw = 0;
                                       std::uint32_t average_mw = 0;
                                       std::int64_t update_ns = 0;
-                                      const nvmlReturn_t locked = WithGpuState(
-                                          emulator, index, [&](GpuState& gpu, std::int64_t now_ns) -> nvmlReturn_t {
+                                      const nvmlReturn_t read = ReadGpuState(
+                                          emulator, index,
+                                          [&](const GpuState& gpu, std::int64_t now_ns) -> nvmlReturn_t {
                                             const zeus::emulator::LimitTimeline timeline = TimelineOf(gpu.limits);
                                             update_ns = sensor.LatestUpdateNs(now_ns);
                                             instant_mw = sensor.InstantMw(spec.power, timeline, now_ns);
                                             average_mw = sensor.AverageMw(spec.power, timeline, now_ns);
                                             return NVML_SUCCESS;
                                           });
-                                      if (locked != NVML_SUCCESS) return locked;
+                                      if (read != NVML_SUCCESS) return read;
                                       for (int i = 0; i < values_count; ++i) {
                                         nvmlFieldValue_t& entry = values[i];
                                         entry.timestamp = update_ns / 1000;
@@ -471,8 +486,8 @@ nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int
   return zeus::emulator::DeviceCall(ApiFunction::nvmlDeviceGetPowerManagementLimit, device,
                                     [&](Emulator& emulator, const GpuSpec&, std::size_t index) -> nvmlReturn_t {
                                       if (limit_mw == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
-                                      return WithGpuState(emulator, index,
-                                                          [&](GpuState& gpu, std::int64_t) -> nvmlReturn_t {
+                                      return ReadGpuState(emulator, index,
+                                                          [&](const GpuState& gpu, std::int64_t) -> nvmlReturn_t {
                                                             *limit_mw = CurrentLimitMw(gpu.limits);
                                                             return NVML_SUCCESS;
                                                           });
@@ -505,8 +520,8 @@ nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int* 
   return zeus::emulator::DeviceCall(ApiFunction::nvmlDeviceGetEnforcedPowerLimit, device,
                                     [&](Emulator& emulator, const GpuSpec&, std::size_t index) -> nvmlReturn_t {
                                       if (limit_mw == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
-                                      return WithGpuState(emulator, index,
-                                                          [&](GpuState& gpu, std::int64_t) -> nvmlReturn_t {
+                                      return ReadGpuState(emulator, index,
+                                                          [&](const GpuState& gpu, std::int64_t) -> nvmlReturn_t {
                                                             *limit_mw = CurrentLimitMw(gpu.limits);
                                                             return NVML_SUCCESS;
                                                           });
@@ -518,7 +533,7 @@ nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int
       ApiFunction::nvmlDeviceSetPowerManagementLimit, device,
       [&](Emulator& emulator, const GpuSpec& spec, std::size_t index) -> nvmlReturn_t {
         if (limit_mw < spec.min_limit_mw || limit_mw > spec.max_limit_mw) return NVML_ERROR_INVALID_ARGUMENT;
-        return WithGpuState(emulator, index, [&](GpuState& gpu, std::int64_t now_ns) -> nvmlReturn_t {
+        return UpdateGpuState(emulator, index, [&](GpuState& gpu, std::int64_t now_ns) -> nvmlReturn_t {
           if (CurrentLimitMw(gpu.limits) != limit_mw) {
             RecordLimitChange(&gpu.limits, spec.power, spec.counter_reset_ns, now_ns, limit_mw);
           }
@@ -534,7 +549,7 @@ nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t
       ApiFunction::nvmlDeviceGetPersistenceMode, device,
       [&](Emulator& emulator, const GpuSpec&, std::size_t index) -> nvmlReturn_t {
         if (mode == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
-        return WithGpuState(emulator, index, [&](GpuState& gpu, std::int64_t) -> nvmlReturn_t {
+        return ReadGpuState(emulator, index, [&](const GpuState& gpu, std::int64_t) -> nvmlReturn_t {
           *mode = gpu.persistence_mode != 0 ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
           return NVML_SUCCESS;
         });
@@ -546,11 +561,11 @@ nvmlReturn_t nvmlDeviceSetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t
                                     [&](Emulator& emulator, const GpuSpec&, std::size_t index) -> nvmlReturn_t {
                                       if (mode != NVML_FEATURE_DISABLED && mode != NVML_FEATURE_ENABLED)
                                         return NVML_ERROR_INVALID_ARGUMENT;
-                                      return WithGpuState(emulator, index,
-                                                          [&](GpuState& gpu, std::int64_t) -> nvmlReturn_t {
-                                                            gpu.persistence_mode = mode;
-                                                            return NVML_SUCCESS;
-                                                          });
+                                      return UpdateGpuState(emulator, index,
+                                                            [&](GpuState& gpu, std::int64_t) -> nvmlReturn_t {
+                                                              gpu.persistence_mode = mode;
+                                                              return NVML_SUCCESS;
+                                                            });
                                     });
 }
 
@@ -572,7 +587,7 @@ nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, u
         if (clock_mhz == nullptr || type > NVML_CLOCK_VIDEO) return NVML_ERROR_INVALID_ARGUMENT;
         if (type == NVML_CLOCK_VIDEO) return NVML_ERROR_NOT_SUPPORTED;
         const bool graphics = zeus::emulator::IsGraphicsClock(type);
-        return WithGpuState(emulator, index, [&](GpuState& gpu, std::int64_t) -> nvmlReturn_t {
+        return ReadGpuState(emulator, index, [&](const GpuState& gpu, std::int64_t) -> nvmlReturn_t {
           const ClockLock& lock = graphics ? gpu.graphics_lock : gpu.memory_lock;
           const auto& supported = graphics ? spec.graphics_clocks_mhz : spec.memory_clocks_mhz;
           *clock_mhz = lock.locked != 0 ? lock.max_mhz : supported.front();
@@ -705,9 +720,10 @@ int zeusEmulatorNowNs(unsigned long long* now_ns) {
     std::shared_lock<std::shared_mutex> lock(globals.mutex);
     if (globals.emulator == nullptr) return ZEUS_EMULATOR_ERROR_UNINITIALIZED;
     if (now_ns == nullptr) return ZEUS_EMULATOR_ERROR_INVALID_ARGUMENT;
-    const bool locked = globals.emulator->state().WithLock(
-        [&](zeus::emulator::StateView& view) { *now_ns = static_cast<unsigned long long>(view.now_ns()); });
-    return locked ? ZEUS_EMULATOR_OK : ZEUS_EMULATOR_ERROR_STATE;
+    std::int64_t now = 0;
+    if (!globals.emulator->state().ReadNow(&now)) return ZEUS_EMULATOR_ERROR_STATE;
+    *now_ns = static_cast<unsigned long long>(now);
+    return ZEUS_EMULATOR_OK;
   } catch (...) {
     return ZEUS_EMULATOR_ERROR_STATE;
   }
@@ -724,10 +740,12 @@ int zeusEmulatorIterationTimeS(unsigned int gpu, double* seconds) {
     }
     const GpuSpec& spec = emulator->scenario().gpus[gpu];
     std::optional<double> result;
-    const bool locked = emulator->state().WithLock([&](zeus::emulator::StateView& view) {
-      result = spec.power.IterationTimeS(CurrentLimitMw(view.gpu(gpu).limits));
-    });
-    if (!locked) return ZEUS_EMULATOR_ERROR_STATE;
+    const nvmlReturn_t read =
+        ReadGpuState(*emulator, gpu, [&](const GpuState& state, std::int64_t) -> nvmlReturn_t {
+          result = spec.power.IterationTimeS(CurrentLimitMw(state.limits));
+          return NVML_SUCCESS;
+        });
+    if (read != NVML_SUCCESS) return ZEUS_EMULATOR_ERROR_STATE;
     if (!result) return ZEUS_EMULATOR_ERROR_WRONG_MODE;
     *seconds = *result;
     return ZEUS_EMULATOR_OK;

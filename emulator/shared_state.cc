@@ -9,12 +9,74 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <ctime>
 
 namespace zeus::emulator {
+namespace {
+
+using Word = std::uint64_t;
+constexpr std::size_t kWordBytes = sizeof(Word);
+constexpr std::size_t kHeaderWords = sizeof(StateHeader) / kWordBytes;
+constexpr std::size_t kGpuWords = sizeof(GpuState) / kWordBytes;
+constexpr std::size_t kSequenceWord = offsetof(StateHeader, sequence) / kWordBytes;
+// A GpuState's words before its kept limit changes, and per change.
+constexpr std::size_t kGpuFixedWords = (offsetof(GpuState, limits) + offsetof(LimitHistory, changes)) / kWordBytes;
+constexpr std::size_t kChangeWords = sizeof(LimitChange) / kWordBytes;
+
+// How often a reader retries before falling back to the locked path (which
+// waits for the writer instead of spinning).
+constexpr int kReadAttempts = 256;
+
+std::atomic_ref<Word> AtomicWord(Word& word) { return std::atomic_ref<Word>(word); }
+
+// Copies `count` shared words into `out` (any trivially copyable object),
+// with acquire loads: a reader that sees a value a writer stored also sees
+// that writer's earlier odd sequence number (see TryReadSnapshot).
+void LoadWords(Word* from, std::size_t count, void* out) {
+  auto* bytes = static_cast<unsigned char*>(out);
+  for (std::size_t i = 0; i < count; ++i) {
+    const Word word = AtomicWord(from[i]).load(std::memory_order_acquire);
+    std::memcpy(bytes + i * kWordBytes, &word, kWordBytes);
+  }
+}
+
+// Stores the words of `in` that differ from the shared ones, with release
+// stores. Only the (single) writer holding the locks calls this, so its
+// relaxed loads see the current values.
+void StoreWords(const void* in, std::size_t count, Word* to) {
+  const auto* bytes = static_cast<const unsigned char*>(in);
+  for (std::size_t i = 0; i < count; ++i) {
+    Word word = 0;
+    std::memcpy(&word, bytes + i * kWordBytes, kWordBytes);
+    std::atomic_ref<Word> shared = AtomicWord(to[i]);
+    if (shared.load(std::memory_order_relaxed) != word) shared.store(word, std::memory_order_release);
+  }
+}
+
+// GPU `index`'s state from mapping `map`, but only the kept limit changes in
+// use (the rest of gpu->limits.changes is left as it was).
+void LoadGpuInUseFrom(Word* map, std::size_t index, GpuState* gpu) {
+  Word* from = map + kHeaderWords + index * kGpuWords;
+  LoadWords(from, kGpuFixedWords, gpu);
+  // A torn count is caught by the reader's sequence check; clamp so that the
+  // copy stays in bounds meanwhile.
+  const std::size_t count = std::min<std::size_t>(gpu->limits.count, kLimitHistoryCapacity);
+  LoadWords(from + kGpuFixedWords, count * kChangeWords, gpu->limits.changes.data());
+}
+
+void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+}  // namespace
 
 std::int64_t MonotonicNowNs() {
   timespec now{};
@@ -32,11 +94,14 @@ SharedState::~SharedState() { CloseFile(); }
 std::unique_ptr<SharedState> SharedState::Open(const Scenario& scenario, std::string* error) {
   std::unique_ptr<SharedState> state(new SharedState(scenario));
   if (!state->OpenFile(error)) return nullptr;
-  std::lock_guard<std::mutex> guard(state->mutex_);
-  if (!state->LockFile(error)) return nullptr;
-  state->UnlockFile();
+  {
+    Locked locked(state.get(), error);
+    if (!locked.ok()) return nullptr;
+  }
   return state;
 }
+
+// ---- Files and locks --------------------------------------------------------------------
 
 bool SharedState::OpenFile(std::string* error) {
   fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
@@ -44,22 +109,56 @@ bool SharedState::OpenFile(std::string* error) {
     if (error != nullptr) *error = fmt::format("state file {}: cannot open: {}", path_, std::strerror(errno));
     return false;
   }
-  map_ = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
-  if (map_ == MAP_FAILED) {
+  owner_pid_ = ::getpid();
+  return MapFile(error);
+}
+
+bool SharedState::MapFile(std::string* error) {
+  void* map = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+  if (map == MAP_FAILED) {
     if (error != nullptr) *error = fmt::format("state file {}: cannot map: {}", path_, std::strerror(errno));
-    map_ = nullptr;
     ::close(fd_);
     fd_ = -1;
     return false;
   }
-  owner_pid_ = ::getpid();
+  words_.store(static_cast<Word*>(map), std::memory_order_release);
   return true;
 }
 
+bool SharedState::ReopenAfterFork(std::string* error) {
+  // A new open file description of the very file we have mapped (so the
+  // mapping stays right, and lock-free readers in other threads keep using
+  // it); the path only if /proc is unavailable.
+  const std::string self = fmt::format("/proc/self/fd/{}", fd_);
+  int fd = ::open(self.c_str(), O_RDWR | O_CLOEXEC);
+  bool same_file = fd >= 0;
+  if (fd < 0) fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    if (error != nullptr) *error = fmt::format("state file {}: cannot reopen: {}", path_, std::strerror(errno));
+    return false;
+  }
+  if (!same_file) {
+    struct stat old_info {};
+    struct stat new_info {};
+    same_file = ::fstat(fd_, &old_info) == 0 && ::fstat(fd, &new_info) == 0 && old_info.st_dev == new_info.st_dev &&
+                old_info.st_ino == new_info.st_ino;
+  }
+  ::close(fd_);
+  fd_ = fd;
+  owner_pid_ = ::getpid();
+  if (same_file) return true;
+  // The path names another file now: map that one, keeping the old mapping
+  // alive for readers still in it.
+  retired_maps_.push_back(words());
+  return MapFile(error);
+}
+
 void SharedState::CloseFile() {
-  if (map_ != nullptr) ::munmap(map_, size_);
+  if (Word* map = words(); map != nullptr) ::munmap(map, size_);
+  for (Word* map : retired_maps_) ::munmap(map, size_);
+  retired_maps_.clear();
   if (fd_ >= 0) ::close(fd_);
-  map_ = nullptr;
+  words_.store(nullptr, std::memory_order_release);
   fd_ = -1;
 }
 
@@ -68,12 +167,9 @@ bool SharedState::LockFile(std::string* error) {
     if (error != nullptr) *error = fmt::format("state file {}: {}: {}", path_, what, std::strerror(errno));
     return false;
   };
-  if (owner_pid_ != ::getpid()) {
-    // We are a forked child: get our own open file description, so that our
-    // flock excludes the parent's.
-    CloseFile();
-    if (!OpenFile(error)) return false;
-  }
+  // We are a forked child: get our own open file description, so that our
+  // flock excludes the parent's.
+  if (owner_pid_ != ::getpid() && !ReopenAfterFork(error)) return false;
   if (fd_ < 0) return fail("not open");
   while (::flock(fd_, LOCK_EX) != 0) {
     if (errno != EINTR) return fail("cannot lock");
@@ -85,7 +181,9 @@ bool SharedState::LockFile(std::string* error) {
     errno = saved;
     return fail("cannot stat");
   }
-  if (static_cast<std::size_t>(info.st_size) != size_) {
+  if (static_cast<std::size_t>(info.st_size) < size_) {
+    // Only ever grow the file: another process may be reading the part we do
+    // not need (if it has a different scenario, which it should not).
     if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
       const int saved = errno;
       UnlockFile();
@@ -103,51 +201,105 @@ void SharedState::UnlockFile() {
   if (fd_ >= 0) ::flock(fd_, LOCK_UN);
 }
 
-StateHeader* SharedState::header() const { return static_cast<StateHeader*>(map_); }
+SharedState::Locked::Locked(SharedState* state, std::string* error)
+    : state_(state), guard_(state->mutex_), ok_(state->LockFile(error)) {}
 
-GpuState* SharedState::gpus() const {
-  return static_cast<GpuState*>(static_cast<void*>(static_cast<char*>(map_) + sizeof(StateHeader)));
+SharedState::Locked::~Locked() {
+  if (ok_) state_->UnlockFile();
 }
 
+SharedState::WriteSection::WriteSection(SharedState* state) : state_(state) {
+  std::atomic_ref<Word> sequence = AtomicWord(state_->SequenceWord());
+  // Normally even; odd only in a fresh (garbage) file, which Initialise
+  // then overwrites.
+  odd_ = sequence.load(std::memory_order_relaxed) | 1;
+  // Sequentially consistent (a full barrier): the odd value is visible to
+  // every reader before this writer reads the clock, so no reader that missed
+  // this update can have computed with a later time than the writer records.
+  sequence.exchange(odd_, std::memory_order_seq_cst);
+}
+
+SharedState::WriteSection::~WriteSection() {
+  AtomicWord(state_->SequenceWord()).store(odd_ + 1, std::memory_order_release);
+}
+
+// ---- Word access --------------------------------------------------------------------------
+
+SharedState::Word& SharedState::SequenceWord() const { return words()[kSequenceWord]; }
+
+StateHeader SharedState::LoadHeader() const {
+  StateHeader header;
+  LoadWords(words(), kHeaderWords, &header);
+  return header;
+}
+
+void SharedState::StoreHeader(const StateHeader& header) {
+  // Never the sequence word: WriteSection owns it.
+  StateHeader merged = header;
+  merged.sequence = AtomicWord(SequenceWord()).load(std::memory_order_relaxed);
+  StoreWords(&merged, kHeaderWords, words());
+}
+
+void SharedState::LoadGpu(std::size_t index, GpuState* gpu) const {
+  LoadWords(words() + kHeaderWords + index * kGpuWords, kGpuWords, gpu);
+}
+
+void SharedState::LoadGpuInUse(std::size_t index, GpuState* gpu) const { LoadGpuInUseFrom(words(), index, gpu); }
+
+void SharedState::StoreGpu(std::size_t index, const GpuState& gpu) {
+  StoreWords(&gpu, kGpuWords, words() + kHeaderWords + index * kGpuWords);
+}
+
+// ---- Validation and initialisation ------------------------------------------------------
+
 bool SharedState::HeaderMatches() const {
-  const StateHeader& h = *header();
+  const StateHeader h = LoadHeader();
   if (std::memcmp(h.magic, kStateMagic, sizeof(kStateMagic)) != 0) return false;
   if (h.layout_version != kStateLayoutVersion || h.gpu_count != scenario_.gpus.size() ||
       h.scenario_hash != scenario_.content_hash || h.file_size != size_) {
     return false;
   }
+  // Odd under the flock: a writer died half-way through an update.
+  if (h.sequence % 2 != 0) return false;
   // An epoch in the future means the file outlived a reboot.
   if (scenario_.clock == ClockMode::kWall && h.epoch_monotonic_ns > MonotonicNowNs()) return false;
   if (h.manual_time_ns < 0) return false;
   for (std::size_t i = 0; i < scenario_.gpus.size(); ++i) {
-    if (gpus()[i].limits.count > kLimitHistoryCapacity) return false;
+    GpuState gpu;
+    LoadWords(words() + kHeaderWords + i * kGpuWords, kGpuFixedWords, &gpu);
+    if (gpu.limits.count > kLimitHistoryCapacity) return false;
   }
   return true;
 }
 
 void SharedState::Initialise() {
-  std::memset(map_, 0, size_);
-  StateHeader& h = *header();
+  WriteSection section(this);
+  StateHeader h{};
   h.layout_version = kStateLayoutVersion;
   h.gpu_count = static_cast<std::uint32_t>(scenario_.gpus.size());
   h.scenario_hash = scenario_.content_hash;
   h.file_size = size_;
   h.epoch_monotonic_ns = MonotonicNowNs();
   h.manual_time_ns = 0;
+  // The magic last (a process that dies half-way leaves an invalid file, and
+  // an odd sequence number besides).
+  StoreHeader(h);
   for (std::size_t i = 0; i < scenario_.gpus.size(); ++i) {
     const GpuSpec& spec = scenario_.gpus[i];
-    GpuState& gpu = gpus()[i];
+    GpuState gpu{};
     gpu.persistence_mode = spec.persistence_mode ? 1 : 0;
     InitLimitHistory(&gpu.limits, spec.initial_limit_mw);
+    StoreGpu(i, gpu);
   }
-  // The magic last: a process that dies half-way leaves an invalid file.
   std::memcpy(h.magic, kStateMagic, sizeof(kStateMagic));
+  StoreHeader(h);
 }
 
-std::int64_t SharedState::EmulatedNowNs() const {
-  const StateHeader& h = *header();
-  if (scenario_.clock == ClockMode::kManual) return h.manual_time_ns;
-  const std::int64_t elapsed_ns = MonotonicNowNs() - h.epoch_monotonic_ns;
+// ---- Time ----------------------------------------------------------------------------------
+
+std::int64_t SharedState::EmulatedNowNs(const StateHeader& header, std::int64_t monotonic_ns) const {
+  if (scenario_.clock == ClockMode::kManual) return header.manual_time_ns;
+  const std::int64_t elapsed_ns = monotonic_ns - header.epoch_monotonic_ns;
   if (elapsed_ns <= 0) return 0;
   if (scenario_.time_scale == 1.0) return elapsed_ns;
   const double scaled = static_cast<double>(elapsed_ns) * scenario_.time_scale;
@@ -155,15 +307,76 @@ std::int64_t SharedState::EmulatedNowNs() const {
   return std::llround(scaled);
 }
 
+std::int64_t SharedState::LockedNowNs() const {
+  const bool wall = scenario_.clock == ClockMode::kWall;
+  return EmulatedNowNs(LoadHeader(), wall ? MonotonicNowNs() : 0);
+}
+
+// ---- Reading ------------------------------------------------------------------------------
+
+bool SharedState::TryReadSnapshot(std::size_t index, GpuState* gpu, std::int64_t* now_ns) const {
+  const bool wall = scenario_.clock == ClockMode::kWall;
+  Word* const map = words();
+  std::atomic_ref<Word> sequence = AtomicWord(map[kSequenceWord]);
+  for (int attempt = 0; attempt < kReadAttempts; ++attempt) {
+    const Word before = sequence.load(std::memory_order_acquire);
+    if (before % 2 != 0) {  // a writer is at work
+      CpuRelax();
+      continue;
+    }
+    // The clock is read after `before`: if the sequence is unchanged below,
+    // any writer that follows reads its clock later (see WriteSection).
+    const std::int64_t monotonic_ns = wall ? MonotonicNowNs() : 0;
+    StateHeader header;
+    LoadWords(map, kHeaderWords, &header);
+    if (gpu != nullptr) LoadGpuInUseFrom(map, index, gpu);
+    // Not reordered before the acquire loads above.
+    if (sequence.load(std::memory_order_relaxed) != before) continue;
+    // A consistent snapshot: is it this scenario's state? (HeaderMatches,
+    // without system calls; anything wrong goes to the locked path, which
+    // repairs it.)
+    if (std::memcmp(header.magic, kStateMagic, sizeof(kStateMagic)) != 0 ||
+        header.layout_version != kStateLayoutVersion || header.gpu_count != scenario_.gpus.size() ||
+        header.scenario_hash != scenario_.content_hash || header.file_size != size_ || header.manual_time_ns < 0 ||
+        (wall && header.epoch_monotonic_ns > monotonic_ns) ||
+        (gpu != nullptr && gpu->limits.count > kLimitHistoryCapacity)) {
+      return false;
+    }
+    *now_ns = EmulatedNowNs(header, monotonic_ns);
+    return true;
+  }
+  return false;
+}
+
+bool SharedState::LockedRead(std::size_t index, GpuState* gpu, std::int64_t* now_ns) {
+  Locked locked(this);
+  if (!locked.ok()) return false;
+  // No writer can be at work: other processes' writers hold the flock, ours
+  // mutex_ too.
+  if (gpu != nullptr) LoadGpuInUse(index, gpu);
+  *now_ns = LockedNowNs();
+  return true;
+}
+
+bool SharedState::ReadGpu(std::size_t index, GpuState* gpu, std::int64_t* now_ns) {
+  return TryReadSnapshot(index, gpu, now_ns) || LockedRead(index, gpu, now_ns);
+}
+
+bool SharedState::ReadNow(std::int64_t* now_ns) {
+  return TryReadSnapshot(0, nullptr, now_ns) || LockedRead(0, nullptr, now_ns);
+}
+
+// ---- Writing ------------------------------------------------------------------------------
+
 SharedState::AdvanceResult SharedState::AdvanceManualClock(std::int64_t delta_ns) {
-  AdvanceResult result = AdvanceResult::kOverflow;
-  const bool locked = WithLock([&](StateView& view) {
-    std::int64_t& now = view.header().manual_time_ns;
-    if (delta_ns < 0 || now > kMaxEmulatedNs - delta_ns) return;
-    now += delta_ns;
-    result = AdvanceResult::kOk;
-  });
-  return locked ? result : AdvanceResult::kLockFailed;
+  Locked locked(this);
+  if (!locked.ok()) return AdvanceResult::kLockFailed;
+  StateHeader header = LoadHeader();
+  if (delta_ns < 0 || header.manual_time_ns > kMaxEmulatedNs - delta_ns) return AdvanceResult::kOverflow;
+  WriteSection section(this);
+  header.manual_time_ns += delta_ns;
+  StoreHeader(header);
+  return AdvanceResult::kOk;
 }
 
 }  // namespace zeus::emulator

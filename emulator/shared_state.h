@@ -4,24 +4,43 @@
 // every process that loads the same scenario, so that a power limit set by one
 // process is what another reads and its energy counter follows.
 //
-// File layout (fixed, native byte order; all fields fixed-width):
+// File layout (fixed, native byte order; all fields fixed-width, every field
+// inside an aligned 64-bit word):
 //   StateHeader                   magic, layout version, scenario content
-//                                 hash, GPU count, size, epoch, manual time
+//                                 hash, GPU count, size, epoch, manual time,
+//                                 sequence counter
 //   GpuState[gpu_count]           per GPU: persistence, locked clocks, and
 //                                 the power-limit history (physics.h)
 //
 // Opening: under an exclusive flock on the file, an existing file whose
 // magic, layout version, scenario hash, GPU count and size match (and whose
-// epoch is not in the future, i.e. not from before a reboot) is reused;
-// anything else is (re)initialised from the scenario. Two processes that start
-// together therefore never both initialise it.
+// epoch is not in the future, i.e. not from before a reboot, and that no
+// writer left half-updated) is reused; anything else is (re)initialised from
+// the scenario. Two processes that start together therefore never both
+// initialise it. The file only ever grows (to the size this scenario needs),
+// so no process can find its mapping cut short by another.
 //
-// Every access afterwards runs under a process-local mutex plus an exclusive
-// flock, and re-validates the header first: if another process re-initialised
-// the file for a different scenario, this process re-initialises it back. (Do
-// not point two different scenarios at one state file.) After fork(), the
-// first access in the child reopens the file, so that parent and child hold
-// separate flock descriptions and exclude each other.
+// Writing (setters, advancing the manual clock, (re)initialisation) runs under
+// a process-local mutex plus an exclusive flock, and re-validates the header
+// first: if another process re-initialised the file for a different scenario,
+// this process re-initialises it back. (Do not point two different scenarios
+// at one state file.) After fork(), the first write in the child reopens the
+// file, so that parent and child hold separate flock descriptions and exclude
+// each other; the mapping stays the same.
+//
+// Reading takes no lock and makes no system call (the wall clock is read
+// through the vDSO): the header's sequence counter is a seqlock. A writer
+// makes it odd, stores what changed, and makes it even again, all with atomic
+// 64-bit stores; a reader copies what it needs with atomic 64-bit loads and
+// retries if the counter was odd or changed meanwhile, so it always gets one
+// consistent snapshot. The words are only ever accessed through
+// std::atomic_ref<std::uint64_t>, which is lock-free and therefore works
+// across processes. A reader that keeps meeting a writer, or that finds the
+// header wrong for its scenario, falls back to the locked path (which waits
+// for the writer, or repairs the file). A writer takes the emulated time only
+// after making the counter odd, so a limit change is never recorded at an
+// instant before one a reader has already computed an energy for: energy
+// readings never go backwards.
 //
 // Thread-safety: all member functions may be called concurrently.
 
@@ -30,6 +49,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -37,6 +57,7 @@
 #include <mutex>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "physics.h"
 #include "scenario.h"
@@ -44,7 +65,8 @@
 namespace zeus::emulator {
 
 inline constexpr char kStateMagic[8] = {'Z', 'E', 'U', 'S', 'E', 'M', 'U', '1'};
-inline constexpr std::uint32_t kStateLayoutVersion = 1;
+// 2: the sequence counter (seqlock) in the header.
+inline constexpr std::uint32_t kStateLayoutVersion = 2;
 // The latest emulated instant: far beyond any run, with headroom so that no
 // time arithmetic can overflow.
 inline constexpr std::int64_t kMaxEmulatedNs = std::numeric_limits<std::int64_t>::max() / 2;
@@ -57,7 +79,8 @@ struct StateHeader {
   std::uint64_t file_size;          // bytes, header included
   std::int64_t epoch_monotonic_ns;  // CLOCK_MONOTONIC at creation = emulated time 0
   std::int64_t manual_time_ns;      // emulated time under the manual clock
-  std::uint64_t reserved[4];
+  std::uint64_t sequence;           // seqlock: odd while a writer is updating
+  std::uint64_t reserved[3];
 };
 
 // A locked-clock setting; unlocked when locked == 0.
@@ -79,27 +102,19 @@ struct GpuState {
 static_assert(std::is_trivially_copyable_v<StateHeader> && std::is_standard_layout_v<StateHeader>);
 static_assert(std::is_trivially_copyable_v<GpuState> && std::is_standard_layout_v<GpuState>);
 static_assert(sizeof(StateHeader) % 8 == 0 && sizeof(GpuState) % 8 == 0);
+static_assert(alignof(StateHeader) == 8 && alignof(GpuState) == 8);
+static_assert(offsetof(StateHeader, epoch_monotonic_ns) == 32 && offsetof(StateHeader, sequence) == 48);
+// The part of a GpuState before the kept limit changes, and one change, in
+// whole words (readers copy only the changes in use).
+static_assert(offsetof(GpuState, limits) + offsetof(LimitHistory, changes) == 96);
+static_assert(sizeof(LimitChange) == 16);
+// Shared memory is accessed only through lock-free 64-bit atomics: they work
+// between processes, where a lock-based atomic would not.
+static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free);
+static_assert(std::atomic_ref<std::uint64_t>::required_alignment <= alignof(GpuState));
 
 // The state file's size for `gpu_count` GPUs.
 std::size_t StateFileSize(std::size_t gpu_count);
-
-// Access to the shared state while it is locked. Only valid inside
-// SharedState::WithLock's callback.
-class StateView {
- public:
-  StateView(StateHeader* header, GpuState* gpus, std::int64_t now_ns) : header_(header), gpus_(gpus), now_ns_(now_ns) {}
-
-  // Emulated time now, in ns since the epoch, read once when the lock was
-  // taken (so all work under one lock sees one instant).
-  std::int64_t now_ns() const { return now_ns_; }
-  StateHeader& header() { return *header_; }
-  GpuState& gpu(std::size_t index) { return gpus_[index]; }
-
- private:
-  StateHeader* header_;
-  GpuState* gpus_;
-  std::int64_t now_ns_;
-};
 
 class SharedState {
  public:
@@ -115,18 +130,29 @@ class SharedState {
 
   const std::string& path() const { return path_; }
 
-  // Runs `fn(StateView&)` holding both locks. Returns false, without running
-  // fn, if the file cannot be locked, reopened or re-validated.
+  // Copies GPU `index`'s state into *gpu (its kept limit changes beyond
+  // gpu->limits.count are left untouched) and sets *now_ns to the emulated
+  // time, as one consistent snapshot. Lock-free unless the file needs repair
+  // or a writer holds it for long. Returns false if the locked fallback
+  // fails. Requires index < the scenario's GPU count.
+  bool ReadGpu(std::size_t index, GpuState* gpu, std::int64_t* now_ns);
+
+  // The emulated time now, in ns since the epoch. As ReadGpu.
+  bool ReadNow(std::int64_t* now_ns);
+
+  // Runs `fn(GpuState& gpu, std::int64_t now_ns)` on a copy of GPU `index`'s
+  // state, holding both locks, and publishes what fn changed. Returns false,
+  // without running fn, if the file cannot be locked, reopened or
+  // re-validated.
   template <class Fn>
-  bool WithLock(Fn&& fn) {
-    std::lock_guard<std::mutex> guard(mutex_);
-    if (!LockFile()) return false;
-    struct Unlocker {
-      SharedState* self;
-      ~Unlocker() { self->UnlockFile(); }
-    } unlocker{this};
-    StateView view(header(), gpus(), EmulatedNowNs());
-    fn(view);
+  bool UpdateGpu(std::size_t index, Fn&& fn) {
+    Locked locked(this);
+    if (!locked.ok()) return false;
+    WriteSection section(this);
+    GpuState gpu;
+    LoadGpu(index, &gpu);
+    fn(gpu, LockedNowNs());
+    StoreGpu(index, gpu);
     return true;
   }
 
@@ -136,30 +162,89 @@ class SharedState {
   AdvanceResult AdvanceManualClock(std::int64_t delta_ns);
 
  private:
+  using Word = std::uint64_t;
+
+  // Holds mutex_ and the flock (LockFile) while alive, if ok().
+  class Locked {
+   public:
+    explicit Locked(SharedState* state, std::string* error = nullptr);
+    ~Locked();
+    Locked(const Locked&) = delete;
+    Locked& operator=(const Locked&) = delete;
+    bool ok() const { return ok_; }
+
+   private:
+    SharedState* state_;
+    std::lock_guard<std::mutex> guard_;
+    bool ok_;
+  };
+
+  // Keeps the sequence counter odd while alive (a seqlock write). Requires
+  // Locked.
+  class WriteSection {
+   public:
+    explicit WriteSection(SharedState* state);
+    ~WriteSection();
+    WriteSection(const WriteSection&) = delete;
+    WriteSection& operator=(const WriteSection&) = delete;
+
+   private:
+    SharedState* state_;
+    Word odd_;
+  };
+
   explicit SharedState(const Scenario& scenario);
 
   bool OpenFile(std::string* error);
+  // Maps fd_; on failure closes it and returns false.
+  bool MapFile(std::string* error);
+  // Gives this process its own open file description after fork().
+  bool ReopenAfterFork(std::string* error);
   void CloseFile();
-  // Takes the flock, reopening after fork and re-validating the header. On
-  // failure returns false and, if `error` is not null, describes why.
+  // Takes the flock, reopening after fork and re-validating the header (and
+  // re-initialising if needed). On failure returns false and, if `error` is
+  // not null, describes why.
   bool LockFile(std::string* error = nullptr);
   void UnlockFile();
-  // True if the mapped file currently holds this scenario's state.
+  // True if the mapped file currently holds this scenario's state. The flock
+  // must be held.
   bool HeaderMatches() const;
   // Writes a fresh state for the scenario. The flock must be held and the file
-  // must already have the right size.
+  // must already be big enough.
   void Initialise();
 
-  StateHeader* header() const;
-  GpuState* gpus() const;
-  std::int64_t EmulatedNowNs() const;
+  // The lock-free snapshot: false if the header does not match this scenario
+  // or the retries ran out. `gpu` may be null (time only).
+  bool TryReadSnapshot(std::size_t index, GpuState* gpu, std::int64_t* now_ns) const;
+  // The same under the locks.
+  bool LockedRead(std::size_t index, GpuState* gpu, std::int64_t* now_ns);
+
+  // Word access to the mapping (atomic; see above).
+  Word* words() const { return words_.load(std::memory_order_acquire); }
+  Word& SequenceWord() const;
+  StateHeader LoadHeader() const;
+  // A GPU's state: all of it, or (LoadGpuInUse) only the kept changes in use.
+  void LoadGpu(std::size_t index, GpuState* gpu) const;
+  void LoadGpuInUse(std::size_t index, GpuState* gpu) const;
+  // Stores the words of `gpu` that differ from the file's. Inside a
+  // WriteSection only.
+  void StoreGpu(std::size_t index, const GpuState& gpu);
+  void StoreHeader(const StateHeader& header);
+
+  // The emulated time for `header`, given CLOCK_MONOTONIC `monotonic_ns`.
+  std::int64_t EmulatedNowNs(const StateHeader& header, std::int64_t monotonic_ns) const;
+  // The emulated time now; the flock must be held.
+  std::int64_t LockedNowNs() const;
 
   const Scenario& scenario_;
   const std::string path_;
   const std::size_t size_;
-  std::mutex mutex_;
+  std::mutex mutex_;  // orders this process's lockers; guards the members below
   int fd_ = -1;
-  void* map_ = nullptr;
+  std::atomic<Word*> words_{nullptr};  // the mapping, size_ bytes
+  // Mappings replaced after fork (if the file had been replaced meanwhile);
+  // kept until destruction because lock-free readers may still be in them.
+  std::vector<Word*> retired_maps_;
   pid_t owner_pid_ = 0;  // the process that opened fd_
 };
 

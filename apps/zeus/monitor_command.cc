@@ -249,6 +249,8 @@ int RunMonitor(const MonitorFlags& flags) {
     }
     auto stats = power ? power->Stats(g.index, start, end) : Result<monitor::PowerStats>(monitor::PowerStats{});
     j["peak_power_w"] = stats && stats->samples > 0 ? json(stats->peak_power_w) : json(nullptr);
+    auto period = power ? power->UpdatePeriod(g.index) : std::nullopt;
+    j["update_period_s"] = period ? json(std::chrono::duration<double>(*period).count()) : json(nullptr);
     j["source"] = std::string(monitor::EnergySourceName(g.source));
     j["uncertain"] = g.uncertain;
     report["gpus"].push_back(j);

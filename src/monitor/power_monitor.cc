@@ -29,6 +29,8 @@ struct Stored {
 };
 
 constexpr std::size_t kPeriodHistory = 32;
+// Sampling periods up to this use plain sleeps (see Loop).
+constexpr std::chrono::milliseconds kShortPeriod{20};
 
 struct Device {
   Device(device::Gpu* g, std::size_t i, std::size_t capacity) : gpu(g), index(i), samples(capacity) {}
@@ -97,6 +99,21 @@ struct PowerMonitor::Impl {
   void Loop(std::stop_token stop) {
     const nanoseconds period = options.interval;
     nanoseconds next = clock->Now() + period;
+    if (period <= kShortPeriod) {
+      // Fast rates: a plain sleep per tick is far cheaper than a condition
+      // wait with a stop callback; stopping waits at most one period.
+      while (!stop.stop_requested()) {
+        const nanoseconds now = clock->Now();
+        if (now < next) {
+          std::this_thread::sleep_for(next - now);
+          continue;
+        }
+        owner->SampleOnce();
+        next += period;
+        if (const nanoseconds after = clock->Now(); after > next + period) next = after + period;
+      }
+      return;
+    }
     std::unique_lock lock(wake_mu);
     while (!stop.stop_requested()) {
       const nanoseconds now = clock->Now();

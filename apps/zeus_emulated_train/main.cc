@@ -1,0 +1,308 @@
+// Copyright 2026 The Zeus C++ Authors.
+//
+// zeus-emulated-train: a training loop on emulated GPUs. Each step takes the
+// time the emulator's workload curve gives at the power limit in force, and
+// the GPUs draw the curve's power meanwhile, so the power-limit optimizer
+// sees what it would see on a real job. It uses zeus::monitor::Monitor and
+// zeus::runtime::PowerLimitOptimizer exactly as a user's loop would.
+//
+//   export ZEUS_NVML_LIBRARY=build/lib/libzeus-nvml-emulator.so ZEUS_EMULATOR_CONFIG=scenario.json
+//   build/bin/zeus-emulated-train --epochs 2 --steps-per-epoch 500 --selector zeus-cost --eta 0.5 --json
+//
+// With --mpi (when built with MPI), run one process per GPU under mpirun:
+// steps are in lockstep (the slowest rank's iteration time, as with DDP) and
+// the optimizer reduces its measurements over all ranks.
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "apps/zeus_emulated_train/emulator_control.h"
+#include "zeus/device/discovery.h"
+#include "zeus/monitor/monitor.h"
+#include "zeus/runtime/power_limit_optimizer.h"
+#ifdef ZEUS_HAVE_MPI
+#include "zeus/runtime/mpi_communicator.h"
+#endif
+
+namespace {
+
+using zeus::ErrorCode;
+using zeus::runtime::OptimumSelector;
+using zeus::runtime::PowerLimitOptimizer;
+using json = nlohmann::json;
+
+struct Flags {
+  int epochs = 2;
+  int steps_per_epoch = 200;
+  std::string selector = "zeus-cost";
+  double eta = 0.5;
+  double max_slowdown = 1.1;
+  std::string profile_path;
+  double time_scale = 1.0;
+  bool json = false;
+  std::string output;
+  int wait_steps = 1;
+  int warmup_steps = 10;
+  int profile_steps = 40;
+  double stride_w = 25;
+  bool mpi = false;
+  int throw_at_step = 0;
+  bool catch_exception = false;
+  int pause_at_step = 0;
+};
+
+int Report(const std::string& text, const std::string& output) {
+  if (output.empty()) {
+    std::fputs(text.c_str(), stdout);
+    return 0;
+  }
+  std::FILE* f = std::fopen(output.c_str(), "w");
+  if (f == nullptr) {
+    std::fprintf(stderr, "error: cannot write %s\n", output.c_str());
+    return 1;
+  }
+  std::fputs(text.c_str(), f);
+  std::fclose(f);
+  return 0;
+}
+
+struct Totals {
+  double time_s = 0;
+  double energy_j = 0;
+  long steps = 0;
+};
+
+// The training loop; throws only for --throw-at-step (a user's exception).
+zeus::Status Train(const Flags& flags, const zeus::device::GpuSet& gpus, zeus::monitor::Monitor& monitor,
+                   PowerLimitOptimizer* optimizer, zeus::runtime::Communicator& comm,
+                   const zeus::apps::EmulatorControl& emulator, const zeus::Clock& clock, Totals& totals) {
+  for (int epoch = 1; epoch <= flags.epochs; ++epoch) {
+    const std::string window = fmt::format("epoch_{}", epoch);
+    if (optimizer) optimizer->OnEpochBegin();
+    if (auto s = monitor.BeginWindow(window); !s) return s;
+    for (int step = 1; step <= flags.steps_per_epoch; ++step) {
+      ++totals.steps;
+      if (optimizer) optimizer->OnStepBegin();
+      if (totals.steps == flags.throw_at_step) throw std::runtime_error(fmt::format("failure at step {}", totals.steps));
+      if (totals.steps == flags.pause_at_step) {
+        std::fprintf(stderr, "zeus-emulated-train: paused at step %ld\n", totals.steps);
+        std::fflush(stderr);
+        for (;;) pause();
+      }
+      // The "GPU work": the slowest GPU's iteration time, over every rank.
+      double step_s[1] = {0.0};
+      for (std::size_t i : monitor.gpu_indices()) {
+        auto t = emulator.IterationTimeS(gpus.gpu(i).nvml_index());
+        if (!t) return zeus::Fail(t.error());
+        step_s[0] = std::max(step_s[0], *t);
+      }
+      if (auto s = comm.AllReduce(step_s, zeus::runtime::ReduceOp::kMax); !s) return s;
+      const auto duration = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(step_s[0]));
+      if (emulator.manual()) {
+        // One shared clock: rank 0 moves it; the others wait for that.
+        if (comm.rank() == 0) {
+          if (auto s = emulator.Advance(duration); !s) return s;
+        }
+        double barrier[1] = {0.0};
+        if (auto s = comm.AllReduce(barrier, zeus::runtime::ReduceOp::kMax); !s) return s;
+      } else {
+        clock.SleepFor(duration);
+      }
+      if (optimizer) optimizer->OnStepEnd();
+    }
+    auto m = monitor.EndWindow(window);
+    if (!m) return zeus::Fail(m.error());
+    totals.time_s += m->time_s;
+    for (const auto& g : m->gpus) {
+      if (g.error) std::fprintf(stderr, "zeus-emulated-train: GPU %zu: %s\n", g.index, g.error->message().c_str());
+      totals.energy_j += g.energy_j;
+    }
+    if (optimizer) optimizer->OnEpochEnd();
+  }
+  if (optimizer) {
+    if (auto s = optimizer->OnTrainEnd(); !s) std::fprintf(stderr, "zeus-emulated-train: %s\n", s.error().message().c_str());
+  }
+  return zeus::OkStatus();
+}
+
+// GCC 12 with sanitizers warns that the disengaged std::optional<vector>s of
+// a moved MonitorOptions "may be used uninitialized" (a false positive).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+zeus::Result<std::unique_ptr<zeus::monitor::Monitor>> CreateMonitor(const zeus::device::GpuSet* gpus,
+                                                                  const zeus::Clock* clock) {
+  zeus::monitor::MonitorOptions options;
+  options.clock = clock;  // measurement windows on the emulator's time line
+  return zeus::monitor::Monitor::Create(gpus, nullptr, std::move(options));
+}
+#pragma GCC diagnostic pop
+
+std::string Watts(std::uint32_t mw) { return fmt::format("{:g}", mw / 1000.0); }
+
+int Run(const Flags& flags, zeus::runtime::Communicator& comm) {
+  auto gpus = zeus::device::OpenGpus();
+  if (!gpus) {
+    std::fprintf(stderr, "error: %s\n", gpus.error().message().c_str());
+    return zeus::ExitCodeFor(gpus.error().code());
+  }
+  const char* library = std::getenv("ZEUS_NVML_LIBRARY");
+  auto emulator = zeus::apps::EmulatorControl::Open(library != nullptr ? library : "");
+  if (!emulator) {
+    std::fprintf(stderr, "error: %s\n", emulator.error().message().c_str());
+    return zeus::ExitCodeFor(emulator.error().code());
+  }
+  zeus::apps::EmulatorTimeClock clock(**emulator, flags.time_scale);
+  auto monitor = CreateMonitor(gpus->get(), &clock);
+  if (!monitor) {
+    std::fprintf(stderr, "error: %s\n", monitor.error().message().c_str());
+    return zeus::ExitCodeFor(monitor.error().code());
+  }
+
+  zeus::runtime::PowerLimitOptimizerOptions options;
+  options.wait_steps = flags.wait_steps;
+  options.warmup_steps = flags.warmup_steps;
+  options.profile_steps = flags.profile_steps;
+  options.power_limit_stride_w = flags.stride_w;
+  if (flags.selector == "energy") options.selector = OptimumSelector::Energy();
+  if (flags.selector == "time") options.selector = OptimumSelector::Time();
+  if (flags.selector == "zeus-cost") options.selector = OptimumSelector::ZeusCost(flags.eta);
+  if (flags.selector == "max-slowdown") options.selector = OptimumSelector::MaxSlowdown(flags.max_slowdown);
+  if (!flags.profile_path.empty()) options.profile_path = flags.profile_path;
+  options.communicator = &comm;
+  auto optimizer = PowerLimitOptimizer::Create(**gpus, **monitor, options);
+  if (!optimizer) {
+    std::fprintf(stderr, "error: %s\n", optimizer.error().message().c_str());
+    return zeus::ExitCodeFor(optimizer.error().code());
+  }
+
+  Totals totals;
+  zeus::Status trained = zeus::OkStatus();
+  if (flags.catch_exception) {
+    try {
+      trained = Train(flags, **gpus, **monitor, optimizer->get(), comm, **emulator, clock, totals);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "error: training failed: %s\n", e.what());
+      return 1;  // the optimizer's destructor restores the limits on the way out
+    }
+  } else {
+    trained = Train(flags, **gpus, **monitor, optimizer->get(), comm, **emulator, clock, totals);
+  }
+  if (!trained) {
+    std::fprintf(stderr, "error: %s\n", trained.error().message().c_str());
+    return zeus::ExitCodeFor(trained.error().code());
+  }
+
+  const PowerLimitOptimizer& o = **optimizer;
+  double job[2] = {totals.energy_j, 0.0};
+  double slowest[1] = {totals.time_s};
+  if (auto s = comm.AllReduce(job, zeus::runtime::ReduceOp::kSum); !s) return 1;
+  if (auto s = comm.AllReduce(slowest, zeus::runtime::ReduceOp::kMax); !s) return 1;
+
+  std::string text;
+  if (flags.json) {
+    json out;
+    out["rank"] = comm.rank();
+    out["world_size"] = comm.world_size();
+    out["state"] = std::string(zeus::runtime::PowerLimitOptimizerStateName(o.state()));
+    out["selector"] = options.selector.Describe();
+    out["optimal_power_limit_w"] = o.optimal_power_limit_mw() ? json(*o.optimal_power_limit_mw() / 1000.0) : json();
+    out["profile_loaded"] = o.profile_loaded();
+    out["optimizer_error"] = o.disabled_reason() ? json(o.disabled_reason()->message()) : json();
+    out["measurements"] = json::array();
+    for (const auto& m : o.measurements()) {
+      out["measurements"].push_back({{"power_limit_w", m.power_limit_w}, {"energy_j", m.energy_j}, {"time_s", m.time_s}});
+    }
+    out["power_limits_w"] = json::array();
+    for (auto mw : o.power_limits_mw()) out["power_limits_w"].push_back(mw / 1000.0);
+    out["original_power_limits_w"] = json::array();
+    for (auto mw : o.original_power_limits_mw()) out["original_power_limits_w"].push_back(mw / 1000.0);
+    out["total_gpus"] = o.total_gpus();
+    out["steps"] = totals.steps;
+    out["total_time_s"] = slowest[0];
+    out["total_energy_j"] = job[0];
+    out["rank_time_s"] = totals.time_s;
+    out["rank_energy_j"] = totals.energy_j;
+    text = out.dump(2) + "\n";
+  } else {
+    if (o.optimal_power_limit_mw()) {
+      text += fmt::format("optimal power limit: {} W (selector {}{})\n", Watts(*o.optimal_power_limit_mw()),
+                          options.selector.Describe(), o.profile_loaded() ? ", from the profile file" : "");
+    } else {
+      text += fmt::format("no power limit chosen ({}): {}\n", zeus::runtime::PowerLimitOptimizerStateName(o.state()),
+                          o.disabled_reason() ? o.disabled_reason()->message() : "training ended before profiling did");
+    }
+    text += fmt::format("{:>14} {:>14} {:>12}\n", "power limit W", "energy J", "time s");
+    for (const auto& m : o.measurements()) {
+      text += fmt::format("{:>14g} {:>14.3f} {:>12.6f}\n", m.power_limit_w, m.energy_j, m.time_s);
+    }
+    text += fmt::format("total: {:.6f} s, {:.3f} J over {} steps\n", slowest[0], job[0], totals.steps);
+  }
+  return Report(text, flags.output);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags;
+  CLI::App app{"Trains on emulated GPUs with the Zeus power-limit optimizer"};
+  app.add_option("--epochs", flags.epochs, "epochs")->check(CLI::Range(1, 1'000'000));
+  app.add_option("--steps-per-epoch", flags.steps_per_epoch, "training steps per epoch")->check(CLI::Range(1, 100'000'000));
+  app.add_option("--selector", flags.selector, "how the optimum is chosen")
+      ->check(CLI::IsMember({"zeus-cost", "energy", "time", "max-slowdown"}));
+  app.add_option("--eta", flags.eta, "zeus-cost: weight of energy against time, 0..1")->check(CLI::Range(0.0, 1.0));
+  app.add_option("--max-slowdown", flags.max_slowdown, "max-slowdown: allowed time factor over the highest limit, >= 1")
+      ->check(CLI::Range(1.0, 1e9));
+  app.add_option("--profile-path", flags.profile_path, "profile file: used if it exists, written otherwise");
+  app.add_option("--time-scale", flags.time_scale,
+                 "wall-clock scenarios: emulated seconds per real second (set it to the scenario's time_scale)")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--json", flags.json, "print one JSON object");
+  app.add_option("-o,--output", flags.output, "write the report to this file instead of stdout");
+  app.add_option("--wait-steps", flags.wait_steps, "optimizer: steps before profiling")->check(CLI::NonNegativeNumber);
+  app.add_option("--warmup-steps", flags.warmup_steps, "optimizer: warmup steps per limit")->check(CLI::NonNegativeNumber);
+  app.add_option("--profile-steps", flags.profile_steps, "optimizer: measured steps per limit")->check(CLI::PositiveNumber);
+  app.add_option("--stride-w", flags.stride_w, "optimizer: power-limit stride, W")->check(CLI::PositiveNumber);
+  app.add_flag("--mpi", flags.mpi, "one rank per process under mpirun (MPI communicator)");
+  app.add_option("--throw-at-step", flags.throw_at_step, "testing: throw an exception at this step");
+  app.add_flag("--catch-exception", flags.catch_exception, "testing: catch that exception in main");
+  app.add_option("--pause-at-step", flags.pause_at_step, "testing: stop at this step until a signal comes");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+
+  if (!flags.mpi) {
+    zeus::runtime::SingleProcessCommunicator single;
+    return Run(flags, single);
+  }
+#ifdef ZEUS_HAVE_MPI
+  MPI_Init(&argc, &argv);
+  int rc = 1;
+  {
+    auto comm = zeus::runtime::MpiCommunicator::Create(MPI_COMM_WORLD);
+    if (!comm) {
+      std::fprintf(stderr, "error: %s\n", comm.error().message().c_str());
+    } else {
+      rc = Run(flags, **comm);
+    }
+  }
+  MPI_Finalize();
+  return rc;
+#else
+  std::fprintf(stderr, "error: --mpi: this zeus-emulated-train was built without MPI (install libopenmpi-dev)\n");
+  return 2;
+#endif
+}

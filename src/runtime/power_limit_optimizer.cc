@@ -1,0 +1,470 @@
+// Copyright 2026 The Zeus C++ Authors.
+
+#include "zeus/runtime/power_limit_optimizer.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "runtime/exit_restore.h"
+#include "zeus/runtime/power_limit_profile.h"
+
+namespace zeus::runtime {
+namespace {
+
+std::string Watts(std::uint32_t mw) { return fmt::format("{:g} W", mw / 1000.0); }
+
+Error PermissionError(const Error& cause, std::string_view setter) {
+  return Error(ErrorCode::kPermissionDenied,
+               fmt::format("no permission to change GPU power limits through {} ({}). To optimize power limits, run "
+                           "as root, grant CAP_SYS_ADMIN (e.g. docker run --cap-add SYS_ADMIN), or use a privileged "
+                           "daemon (zeusd) as the PowerLimitSetter",
+                           setter, cause.message()));
+}
+
+}  // namespace
+
+std::string_view PowerLimitOptimizerStateName(PowerLimitOptimizerState state) {
+  switch (state) {
+    case PowerLimitOptimizerState::kReady: return "ready";
+    case PowerLimitOptimizerState::kWarmup: return "warmup";
+    case PowerLimitOptimizerState::kProfiling: return "profiling";
+    case PowerLimitOptimizerState::kDone: return "done";
+    case PowerLimitOptimizerState::kDisabled: return "disabled";
+  }
+  return "unknown";
+}
+
+// The limits in force and the originals, shared between the training thread
+// and the exit paths (signal watcher, terminate, exit).
+struct PowerLimitOptimizer::Shared final : internal::ExitRestorable {
+  Shared(const device::GpuSet& gpus_in, std::vector<std::size_t> indices_in, std::vector<std::uint32_t> original_in,
+         PowerLimitSetter* setter_in, std::function<void(std::string_view)> log_in)
+      : gpus(gpus_in), indices(std::move(indices_in)), original(std::move(original_in)), applied(original),
+        setter(setter_in), log(std::move(log_in)) {
+    if (setter == nullptr) {
+      owned_setter = std::make_unique<NvmlPowerLimitSetter>();
+      setter = owned_setter.get();
+    }
+  }
+
+  // Sets GPU k to targets[k] where it differs from what we know is in force.
+  // Returns the first failure (with the GPU named). Does nothing once restored.
+  std::optional<Error> Set(std::span<const std::uint32_t> targets, bool force = false) {
+    std::lock_guard lock(mu);
+    if (restored) return std::nullopt;
+    std::optional<Error> first;
+    for (std::size_t k = 0; k < indices.size(); ++k) {
+      if (!force && applied[k] == targets[k]) continue;
+      Status s = setter->SetPowerLimitMw(gpus.gpu(indices[k]), targets[k]);
+      if (s) {
+        applied[k] = targets[k];
+      } else if (!first) {
+        first = s.error().WithContext(fmt::format("GPU {} at {}", indices[k], Watts(targets[k])));
+      }
+    }
+    return first;
+  }
+
+  Status Restore() {
+    std::lock_guard lock(mu);
+    restored = true;
+    std::vector<std::string> failures;
+    std::optional<ErrorCode> code;
+    for (std::size_t k = 0; k < indices.size(); ++k) {
+      if (applied[k] == original[k]) continue;
+      Status s = setter->SetPowerLimitMw(gpus.gpu(indices[k]), original[k]);
+      if (s) {
+        applied[k] = original[k];
+      } else {
+        failures.push_back(fmt::format("GPU {} (to {}): {}", indices[k], Watts(original[k]), s.error().message()));
+        if (!code) code = s.error().code();
+      }
+    }
+    if (failures.empty()) return OkStatus();
+    return Fail(*code, fmt::format("could not restore the original power limit of {}", fmt::join(failures, "; ")));
+  }
+
+  void RestoreForExit(std::string_view why) noexcept override {
+    try {
+      Status s = Restore();
+      if (!s) {
+        log(fmt::format("{}: {}", why, s.error().message()));
+      } else {
+        log(fmt::format("{}: original power limits restored", why));
+      }
+    } catch (...) {
+    }
+  }
+
+  const device::GpuSet& gpus;
+  const std::vector<std::size_t> indices;
+  const std::vector<std::uint32_t> original;
+  std::mutex mu;
+  std::vector<std::uint32_t> applied;  // guarded by mu: what we know is in force
+  bool restored = false;               // guarded by mu
+  std::unique_ptr<PowerLimitSetter> owned_setter;
+  PowerLimitSetter* setter;
+  std::function<void(std::string_view)> log;
+};
+
+PowerLimitOptimizer::PowerLimitOptimizer(const device::GpuSet& gpus, monitor::Monitor& monitor,
+                                         PowerLimitOptimizerOptions options)
+    : gpus_(gpus), monitor_(monitor), options_(std::move(options)) {
+  comm_ = options_.communicator != nullptr ? options_.communicator : &single_;
+}
+
+Result<std::unique_ptr<PowerLimitOptimizer>> PowerLimitOptimizer::Create(const device::GpuSet& gpus,
+                                                                         monitor::Monitor& monitor,
+                                                                         PowerLimitOptimizerOptions options) {
+  const PowerLimitOptimizerOptions& o = options;
+  if (o.wait_steps < 0 || o.warmup_steps < 0 || o.profile_steps < 1) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("power-limit optimizer: wait steps and warmup steps must be >= 0 and profile steps >= 1 "
+                            "(got {}, {}, {})",
+                            o.wait_steps, o.warmup_steps, o.profile_steps));
+  }
+  if (!(std::isfinite(o.power_limit_stride_w) && o.power_limit_stride_w >= 0.001)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("power-limit optimizer: the power-limit stride must be > 0 W, got {}",
+                            o.power_limit_stride_w));
+  }
+  if (Status s = ValidateSelector(o.selector); !s) return Fail(s.error().WithContext("power-limit optimizer"));
+
+  std::unique_ptr<PowerLimitOptimizer> self(new PowerLimitOptimizer(gpus, monitor, std::move(options)));
+  PowerLimitOptimizer& p = *self;
+  if (!p.options_.log) {
+    p.options_.log = [](std::string_view line) {
+      std::fprintf(stderr, "zeus: power-limit optimizer: %.*s\n", static_cast<int>(line.size()), line.data());
+    };
+  }
+  if (p.comm_->world_size() > 1) {
+    p.options_.log = [log = p.options_.log, rank = p.comm_->rank()](std::string_view line) {
+      log(fmt::format("rank {}: {}", rank, line));
+    };
+  }
+
+  // 1. Read this rank's GPUs.
+  std::optional<Error> local_error;
+  p.gpu_indices_ = monitor.gpu_indices();
+  if (p.gpu_indices_.empty()) local_error = Error(ErrorCode::kInvalidArgument, "the Monitor measures no GPU");
+  for (std::size_t i : p.gpu_indices_) {
+    if (local_error) break;
+    device::Gpu& gpu = gpus.gpu(i);
+    auto name = gpu.Name();
+    auto constraints = gpu.PowerLimitConstraintsMw();
+    auto limit = gpu.PowerLimitMw();
+    if (!name || !constraints || !limit) {
+      const Error& e = !name ? name.error() : !constraints ? constraints.error() : limit.error();
+      local_error = e.WithContext(fmt::format("reading GPU {}", i));
+      break;
+    }
+    if (p.original_mw_.empty()) {
+      p.gpu_model_ = *name;
+      p.constraints_mw_ = *constraints;
+    } else if (*name != p.gpu_model_ || constraints->min_mw != p.constraints_mw_.min_mw ||
+               constraints->max_mw != p.constraints_mw_.max_mw) {
+      local_error = Error(ErrorCode::kInvalidArgument,
+                          fmt::format("all GPUs must be the same model with the same power-limit constraints; GPU {} "
+                                      "is {} ({}-{}), GPU {} is {} ({}-{})",
+                                      p.gpu_indices_[0], p.gpu_model_, Watts(p.constraints_mw_.min_mw),
+                                      Watts(p.constraints_mw_.max_mw), i, *name, Watts(constraints->min_mw),
+                                      Watts(constraints->max_mw)));
+      break;
+    }
+    p.original_mw_.push_back(*limit);
+  }
+
+  // 2. The limits to profile: max, max - stride, ..., and always the minimum.
+  if (!local_error) {
+    const auto stride_mw = static_cast<std::uint32_t>(std::llround(p.options_.power_limit_stride_w * 1000.0));
+    for (std::int64_t mw = p.constraints_mw_.max_mw; mw >= p.constraints_mw_.min_mw; mw -= stride_mw) {
+      p.power_limits_mw_.push_back(static_cast<std::uint32_t>(mw));
+    }
+    if (p.power_limits_mw_.back() != p.constraints_mw_.min_mw) p.power_limits_mw_.push_back(p.constraints_mw_.min_mw);
+  }
+
+  // 3. May we change limits? Setting the current limit again changes nothing.
+  // (After a read error the originals are incomplete: nothing is ever set then.)
+  p.shared_ = std::make_unique<Shared>(gpus, local_error ? std::vector<std::size_t>{} : p.gpu_indices_,
+                                       local_error ? std::vector<std::uint32_t>{} : p.original_mw_, p.options_.setter,
+                                       p.options_.log);
+  std::optional<Error> probe_error;
+  if (!local_error) probe_error = p.shared_->Set(p.original_mw_, /*force=*/true);
+
+  // 4. Agree across ranks: errors, constraints, GPU count.
+  {
+    const double min_w = p.constraints_mw_.min_mw;
+    const double max_w = p.constraints_mw_.max_mw;
+    double maxes[] = {local_error ? 1.0 : 0.0, probe_error ? 1.0 : 0.0, min_w, -min_w, max_w, -max_w};
+    double sums[] = {static_cast<double>(p.original_mw_.size())};
+    if (Status s = p.comm_->AllReduce(maxes, ReduceOp::kMax); !s) return Fail(s.error());
+    if (Status s = p.comm_->AllReduce(sums, ReduceOp::kSum); !s) return Fail(s.error());
+    if (local_error) return Fail(local_error->WithContext("power-limit optimizer"));
+    if (maxes[0] > 0) {
+      return Fail(ErrorCode::kFailedPrecondition,
+                  "power-limit optimizer: another rank could not read its GPUs (see its error)");
+    }
+    if (maxes[2] != -maxes[3] || maxes[4] != -maxes[5]) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "power-limit optimizer: the ranks' GPUs have different power-limit constraints; all ranks must "
+                  "use the same GPU model");
+    }
+    p.total_gpus_ = static_cast<int>(sums[0]);
+    if (maxes[1] > 0) {
+      Error reason = !probe_error ? Error(ErrorCode::kPermissionDenied,
+                                          "another rank may not change its GPUs' power limits (see its log)")
+                     : probe_error->code() == ErrorCode::kPermissionDenied
+                         ? PermissionError(*probe_error, p.shared_->setter->name())
+                         : *probe_error;
+      if (p.options_.restore_on_exit) internal::RegisterForExit(p.shared_.get());
+      p.Disable(std::move(reason));
+      return self;
+    }
+  }
+  if (p.options_.restore_on_exit) internal::RegisterForExit(p.shared_.get());
+
+  // 5. A saved profile replaces profiling.
+  std::optional<PowerLimitProfileFile> profile;
+  if (p.options_.profile_path) {
+    std::optional<Error> profile_error;
+    std::error_code ec;
+    const bool exists = std::filesystem::exists(*p.options_.profile_path, ec);
+    if (exists) {
+      auto loaded = LoadPowerLimitProfile(*p.options_.profile_path);
+      if (!loaded) {
+        profile_error = loaded.error();
+      } else {
+        PowerLimitProfileExpectation expected{p.gpu_model_, p.constraints_mw_, p.total_gpus_, p.power_limits_mw_};
+        if (Status s = CheckPowerLimitProfile(*loaded, expected, *p.options_.profile_path); !s) {
+          profile_error = s.error();
+        } else {
+          profile = std::move(*loaded);
+        }
+      }
+    }
+    double maxes[] = {profile_error ? 1.0 : 0.0, exists ? 1.0 : 0.0, exists ? -1.0 : 0.0};
+    if (Status s = p.comm_->AllReduce(maxes, ReduceOp::kMax); !s) return Fail(s.error());
+    if (profile_error) return Fail(*profile_error);
+    if (maxes[0] > 0) return Fail(ErrorCode::kFailedPrecondition, "another rank rejected the power-limit profile");
+    if (maxes[1] != -maxes[2]) {
+      return Fail(ErrorCode::kFailedPrecondition,
+                  fmt::format("the power-limit profile {} exists for some ranks but not for others; put it on a "
+                              "file system every rank sees",
+                              *p.options_.profile_path));
+    }
+  }
+  if (profile) {
+    p.profile_loaded_ = true;
+    p.measurements_ = profile->measurements;
+    p.Log(fmt::format("using the profile {} ({} power limits); no profiling", *p.options_.profile_path,
+                      p.measurements_.size()));
+    p.Finish();
+    return self;
+  }
+
+  p.state_ = PowerLimitOptimizerState::kReady;
+  p.steps_left_ = p.options_.wait_steps + 1;
+  p.Log(fmt::format("will profile {} power limits from {} to {}, {} steps each after {} warmup steps; selector {}",
+                    p.power_limits_mw_.size(), Watts(p.power_limits_mw_.front()), Watts(p.power_limits_mw_.back()),
+                    p.options_.profile_steps, p.options_.warmup_steps, p.options_.selector.Describe()));
+  return self;
+}
+
+PowerLimitOptimizer::~PowerLimitOptimizer() {
+  if (!shared_) return;
+  internal::UnregisterForExit(shared_.get());
+  if (window_open_) (void)monitor_.EndWindow(WindowName(), /*cancel=*/true);
+  if (Status s = shared_->Restore(); !s) Log(s.error().message());
+}
+
+bool PowerLimitOptimizer::restored() const {
+  std::lock_guard lock(shared_->mu);
+  return shared_->restored;
+}
+
+void PowerLimitOptimizer::Log(std::string_view message) const { options_.log(message); }
+
+std::string PowerLimitOptimizer::WindowName() const {
+  return fmt::format("__PowerLimitOptimizer_{}mW", power_limits_mw_[limit_index_]);
+}
+
+void PowerLimitOptimizer::StepSlow() {
+  if (finished_) return;
+  switch (state_) {
+    case PowerLimitOptimizerState::kReady:
+      if (--steps_left_ > 0) return;
+      EnterWarmup(power_limits_mw_[limit_index_]);
+      return;
+    case PowerLimitOptimizerState::kWarmup:
+      if (--steps_left_ > 0) return;
+      BeginProfiling();
+      return;
+    case PowerLimitOptimizerState::kProfiling:
+      if (--steps_left_ > 0) return;
+      EndProfiling();
+      return;
+    case PowerLimitOptimizerState::kDone:
+    case PowerLimitOptimizerState::kDisabled:
+      return;
+  }
+}
+
+void PowerLimitOptimizer::ApplyLimit(std::uint32_t limit_mw) {
+  if (local_failure_) return;  // this rank stopped changing limits; the others learn at the next boundary
+  const std::vector<std::uint32_t> targets(gpu_indices_.size(), limit_mw);
+  std::optional<Error> error = shared_->Set(targets);
+  if (!error) return;
+  if (error->code() == ErrorCode::kInvalidArgument) {
+    local_rejection_ = std::move(error);
+  } else if (error->code() == ErrorCode::kPermissionDenied) {
+    local_failure_ = PermissionError(*error, shared_->setter->name());
+  } else {
+    local_failure_ = std::move(error);
+  }
+}
+
+void PowerLimitOptimizer::ApplyOriginal() {
+  if (std::optional<Error> error = shared_->Set(original_mw_); error && !local_failure_) local_failure_ = error;
+}
+
+void PowerLimitOptimizer::EnterWarmup(std::uint32_t limit_mw) {
+  local_rejection_.reset();
+  ApplyLimit(limit_mw);
+  if (options_.warmup_steps == 0) {
+    BeginProfiling();
+    return;
+  }
+  state_ = PowerLimitOptimizerState::kWarmup;
+  steps_left_ = options_.warmup_steps;
+}
+
+void PowerLimitOptimizer::BeginProfiling() {
+  state_ = PowerLimitOptimizerState::kProfiling;
+  steps_left_ = options_.profile_steps;
+  if (Status s = monitor_.BeginWindow(WindowName()); !s) {
+    if (!local_failure_) local_failure_ = s.error();
+    return;
+  }
+  window_open_ = true;
+}
+
+void PowerLimitOptimizer::EndProfiling() {
+  const std::uint32_t limit_mw = power_limits_mw_[limit_index_];
+  double energy_j = 0.0;
+  double time_s = 0.0;
+  if (window_open_) {
+    window_open_ = false;
+    auto m = monitor_.EndWindow(WindowName());
+    if (!m) {
+      if (!local_failure_) local_failure_ = m.error();
+    } else {
+      time_s = m->time_s;
+      for (const auto& g : m->gpus) {
+        if (g.error && !local_failure_) {
+          local_failure_ = g.error->WithContext(fmt::format("measuring GPU {} at {}", g.index, Watts(limit_mw)));
+        }
+        energy_j += g.energy_j;
+      }
+    }
+  }
+  // Every rank takes the same decision from the same reduced values.
+  double sums[] = {energy_j, local_failure_ ? 1.0 : 0.0, local_rejection_ ? 1.0 : 0.0};
+  double maxes[] = {time_s};
+  Status s = comm_->AllReduce(sums, ReduceOp::kSum);
+  if (s) s = comm_->AllReduce(maxes, ReduceOp::kMax);
+  if (!s) {
+    Disable(s.error());
+    return;
+  }
+  if (sums[1] > 0) {
+    Disable(local_failure_ ? *local_failure_
+                           : Error(ErrorCode::kUnavailable, "another rank failed to change or measure its GPUs (see "
+                                                            "its log)"));
+    return;
+  }
+  if (sums[2] > 0) {
+    Log(fmt::format("the driver rejected the power limit {} ({}); skipping it", Watts(limit_mw),
+                    local_rejection_ ? local_rejection_->message() : "on another rank"));
+    local_rejection_.reset();
+  } else {
+    measurements_.push_back({limit_mw / 1000.0, sums[0], maxes[0]});
+    Log(fmt::format("{}: {:.3f} J in {:.6f} s", Watts(limit_mw), sums[0], maxes[0]));
+  }
+  if (++limit_index_ < power_limits_mw_.size()) {
+    EnterWarmup(power_limits_mw_[limit_index_]);
+    return;
+  }
+  --limit_index_;
+  Finish();
+}
+
+void PowerLimitOptimizer::Finish() {
+  if (measurements_.empty()) {
+    Disable(Error(ErrorCode::kInvalidArgument, "the driver rejected every power limit"));
+    return;
+  }
+  auto chosen_w = SelectPowerLimitW(options_.selector, measurements_, total_gpus_);
+  if (!chosen_w) {
+    Disable(chosen_w.error());
+    return;
+  }
+  const auto chosen_mw = static_cast<std::uint32_t>(std::llround(*chosen_w * 1000.0));
+  optimal_mw_ = chosen_mw;
+  ApplyLimit(chosen_mw);
+  if (local_failure_ || local_rejection_) {
+    Disable(local_failure_ ? *local_failure_ : *local_rejection_);
+    return;
+  }
+  state_ = PowerLimitOptimizerState::kDone;
+  Log(fmt::format("optimal power limit {} (selector {})", Watts(chosen_mw), options_.selector.Describe()));
+  if (options_.profile_path && !profile_loaded_ && comm_->rank() == 0) {
+    PowerLimitProfileFile file{measurements_, gpu_model_, constraints_mw_, total_gpus_};
+    if (Status s = SavePowerLimitProfile(*options_.profile_path, file); !s) {
+      Log(fmt::format("could not save the profile: {}", s.error().message()));
+    } else {
+      Log(fmt::format("profile saved to {}", *options_.profile_path));
+    }
+  }
+}
+
+void PowerLimitOptimizer::Disable(Error reason) {
+  if (window_open_) {
+    window_open_ = false;
+    (void)monitor_.EndWindow(WindowName(), /*cancel=*/true);
+  }
+  state_ = PowerLimitOptimizerState::kDisabled;
+  Log(fmt::format("{}; training continues at the original power limits, unoptimized", reason.message()));
+  disabled_reason_ = std::move(reason);
+  if (Status s = shared_->Restore(); !s) Log(s.error().message());
+}
+
+void PowerLimitOptimizer::OnEpochEnd() {
+  if (finished_) return;
+  if (state_ != PowerLimitOptimizerState::kWarmup && state_ != PowerLimitOptimizerState::kProfiling) return;
+  if (window_open_) {
+    window_open_ = false;
+    (void)monitor_.EndWindow(WindowName(), /*cancel=*/true);
+  }
+  Log(fmt::format("the epoch ended while profiling {}; it is profiled again from the next step",
+                  Watts(power_limits_mw_[limit_index_])));
+  ApplyOriginal();
+  state_ = PowerLimitOptimizerState::kReady;
+  steps_left_ = 1;
+}
+
+Status PowerLimitOptimizer::OnTrainEnd() {
+  finished_ = true;
+  if (window_open_) {
+    window_open_ = false;
+    (void)monitor_.EndWindow(WindowName(), /*cancel=*/true);
+  }
+  return RestoreOriginalLimits();
+}
+
+Status PowerLimitOptimizer::RestoreOriginalLimits() { return shared_->Restore(); }
+
+}  // namespace zeus::runtime
