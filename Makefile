@@ -38,7 +38,7 @@ test-asan:
 	@ctest --preset asan
 
 # The test binaries whose code runs threads (samplers, guards, locks).
-TSAN_TESTS = zeus_monitor_test zeus_device_test zeus_nvml_emulator_test
+TSAN_TESTS = zeus_monitor_test zeus_device_test zeus_nvml_emulator_test zeus_runtime_test
 
 test-tsan:
 	@cmake --preset tsan >/dev/null
