@@ -1,6 +1,7 @@
 // Copyright 2026 The Zeus C++ Authors.
 
 #include "apps/zeus/report_svg.h"
+#include "apps/zeus/svg_plot.h"
 
 #include <algorithm>
 #include <cmath>
@@ -50,19 +51,7 @@ struct Scale {
 
 }  // namespace
 
-std::string Escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string Escape(const std::string& text) { return XmlEscape(text); }
 
 std::string RenderChart(const Chart& c) {
   const double w = c.width_px, h = c.height_px;

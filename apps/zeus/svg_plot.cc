@@ -15,7 +15,14 @@ namespace {
 constexpr const char* kColors[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
                                    "#E69F00", "#56B4E9", "#000000", "#F0E442"};
 
-std::string Escape(const std::string& text) {
+std::string Label(double v) {
+  if (v == 0) return "0";
+  return fmt::format("{:g}", v);
+}
+
+}  // namespace
+
+std::string XmlEscape(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
@@ -28,13 +35,6 @@ std::string Escape(const std::string& text) {
   }
   return out;
 }
-
-std::string Label(double v) {
-  if (v == 0) return "0";
-  return fmt::format("{:g}", v);
-}
-
-}  // namespace
 
 std::vector<double> NiceTicks(double lo, double hi, int target) {
   if (!(hi > lo)) hi = lo + 1.0;
@@ -93,9 +93,9 @@ std::string RenderSvg(const LinePlot& plot) {
       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
       plot.width_px, plot.height_px);
   svg += fmt::format("<text x=\"{}\" y=\"28\" font-size=\"17\" font-weight=\"bold\">{}</text>\n", left,
-                     Escape(plot.title));
+                     XmlEscape(plot.title));
   if (!plot.subtitle.empty()) {
-    svg += fmt::format("<text x=\"{}\" y=\"48\" fill=\"#555\">{}</text>\n", left, Escape(plot.subtitle));
+    svg += fmt::format("<text x=\"{}\" y=\"48\" fill=\"#555\">{}</text>\n", left, XmlEscape(plot.subtitle));
   }
   // Grid and ticks.
   for (double t : yt) {
@@ -113,10 +113,10 @@ std::string RenderSvg(const LinePlot& plot) {
   svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#333\"/>\n", left,
                      top, pw, ph);
   svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", left + pw / 2, h - 15,
-                     Escape(plot.x_label));
+                     XmlEscape(plot.x_label));
   svg += fmt::format(
       "<text x=\"20\" y=\"{:.1f}\" text-anchor=\"middle\" transform=\"rotate(-90 20 {:.1f})\">{}</text>\n",
-      top + ph / 2, top + ph / 2, Escape(plot.y_label));
+      top + ph / 2, top + ph / 2, XmlEscape(plot.y_label));
 
   // Series and legend.
   for (std::size_t k = 0; k < plot.series.size(); ++k) {
@@ -140,7 +140,7 @@ std::string RenderSvg(const LinePlot& plot) {
     svg += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" "
                        "stroke-width=\"3\"/>\n",
                        left + pw + 15, ly, left + pw + 35, ly, color);
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", left + pw + 42, ly + 4, Escape(s.label));
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", left + pw + 42, ly + 4, XmlEscape(s.label));
   }
   svg += "</svg>\n";
   return svg;

@@ -35,6 +35,9 @@ struct LinePlot {
 // listed in the legend only. Text is XML-escaped.
 std::string RenderSvg(const LinePlot& plot);
 
+// Escapes &, <, >, " for XML text and attribute values (SVG, HTML).
+std::string XmlEscape(const std::string& text);
+
 // Round tick values covering [lo, hi] (about `target` of them).
 std::vector<double> NiceTicks(double lo, double hi, int target = 6);
 
