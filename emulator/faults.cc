@@ -51,7 +51,10 @@ nvmlReturn_t FaultInjector::OnCall(ApiFunction function, int gpu) {
     if (!gpu_matches) continue;
     const std::uint64_t n = rule->matched.fetch_add(1, std::memory_order_relaxed);
     if (n < spec.after_calls) continue;
-    if (spec.probability >= 1.0 || Uniform(spec.seed, n) < spec.probability) return spec.return_code;
+    if (spec.probability >= 1.0 || Uniform(spec.seed, n) < spec.probability) {
+      if (spec.max_failures && rule->failed.fetch_add(1, std::memory_order_relaxed) >= *spec.max_failures) continue;
+      return spec.return_code;
+    }
   }
   return NVML_SUCCESS;
 }

@@ -19,6 +19,8 @@
 //     n >= after_calls and U(seed, n) < probability, where U is a fixed hash
 //     of (seed, n) onto [0, 1). Decisions therefore depend only on the seed
 //     and the call's position, not on timing or threads.
+//   * A rule with max_failures stops firing once it has failed that many
+//     calls (e.g. after_calls 3, max_failures 1: only the 4th call fails).
 //
 // Thread-safety: OnCall and CallCount may be called concurrently.
 
@@ -64,6 +66,7 @@ class FaultInjector {
   struct Rule {
     FaultSpec spec;
     std::atomic<std::uint64_t> matched{0};
+    std::atomic<std::uint64_t> failed{0};
   };
 
   std::size_t Slot(ApiFunction function, int gpu) const;

@@ -92,6 +92,18 @@ TEST(EmulatorFaultInjectorTest, AfterCallsLetsTheFirstCallsThrough) {
   EXPECT_EQ(faults.OnCall(kSetLimit, 1), NVML_ERROR_NO_PERMISSION);
 }
 
+TEST(EmulatorFaultInjectorTest, MaxFailuresStopsTheRule) {
+  FaultSpec spec = Rule(kSetLimit, std::nullopt, NVML_ERROR_INVALID_ARGUMENT);
+  spec.after_calls = 2;
+  spec.max_failures = 1;
+  FaultInjector faults({spec}, 1);
+  EXPECT_EQ(faults.OnCall(kSetLimit, 0), NVML_SUCCESS);
+  EXPECT_EQ(faults.OnCall(kSetLimit, 0), NVML_SUCCESS);
+  EXPECT_EQ(faults.OnCall(kSetLimit, 0), NVML_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(faults.OnCall(kSetLimit, 0), NVML_SUCCESS);
+  EXPECT_EQ(faults.OnCall(kSetLimit, 0), NVML_SUCCESS);
+}
+
 std::vector<bool> FailurePattern(std::uint64_t seed, double probability, int calls) {
   FaultSpec spec = Rule(kGetPower, std::nullopt, NVML_ERROR_TIMEOUT);
   spec.probability = probability;

@@ -463,7 +463,7 @@ GpuSpec ReadGpu(const Json& value, std::size_t index, const GpuDefaults& default
 
 FaultSpec ReadFault(const Json& value, std::size_t index, std::size_t gpu_count) {
   const ObjectReader in(value, ElementPath("faults", index),
-                        {"function", "gpu", "return", "after_calls", "probability", "seed"});
+                        {"function", "gpu", "return", "after_calls", "probability", "seed", "max_failures"});
   FaultSpec fault;
   const std::string function_path = in.PathOf("function");
   const Json& function = in.Require("function");
@@ -503,6 +503,10 @@ FaultSpec ReadFault(const Json& value, std::size_t index, std::size_t gpu_count)
   if (const Json* after = in.Find("after_calls")) {
     fault.after_calls = static_cast<std::uint64_t>(
         ReadIntegerIn(*after, in.PathOf("after_calls"), 0, std::numeric_limits<std::int64_t>::max()));
+  }
+  if (const Json* max_failures = in.Find("max_failures")) {
+    fault.max_failures = static_cast<std::uint64_t>(
+        ReadIntegerIn(*max_failures, in.PathOf("max_failures"), 1, std::numeric_limits<std::int64_t>::max()));
   }
   if (const Json* probability = in.Find("probability")) {
     fault.probability = ReadNumberIn(*probability, in.PathOf("probability"), 0.0, 1.0, "");

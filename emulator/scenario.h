@@ -78,6 +78,7 @@ struct FaultSpec {
   std::uint64_t after_calls = 0;                  // the first after_calls matching calls pass
   double probability = 1.0;                       // in [0, 1]
   std::uint64_t seed = 0;
+  std::optional<std::uint64_t> max_failures;      // stop failing after this many failures
 };
 
 struct Scenario {

@@ -115,7 +115,7 @@ TEST(EmulatorParseScenarioTest, FullExampleWithCommentsParses) {
     ],
     "faults": [
       { "function": "nvmlDeviceSetPowerManagementLimit", "gpu": 0, "return": "NO_PERMISSION",
-        "after_calls": 3, "probability": 0.3, "seed": 7 },
+        "after_calls": 3, "probability": 0.3, "seed": 7, "max_failures": 2 },
       { "function": "*", "return": 15 }
     ]
   })";
@@ -157,6 +157,8 @@ TEST(EmulatorParseScenarioTest, FullExampleWithCommentsParses) {
   EXPECT_EQ(s.faults[0].after_calls, 3u);
   EXPECT_EQ(s.faults[0].probability, 0.3);
   EXPECT_EQ(s.faults[0].seed, 7u);
+  EXPECT_EQ(s.faults[0].max_failures, 2u);
+  EXPECT_EQ(s.faults[1].max_failures, std::nullopt);
   EXPECT_EQ(s.faults[1].function, std::nullopt);
   EXPECT_EQ(s.faults[1].gpu, std::nullopt);
   EXPECT_EQ(s.faults[1].return_code, NVML_ERROR_GPU_IS_LOST);

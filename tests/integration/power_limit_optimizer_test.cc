@@ -292,18 +292,25 @@ TEST_F(PowerLimitTrainTest, AGpuLostMidProfileStopsOptimizingAndRestores) {
 }
 
 TEST_F(PowerLimitTrainTest, ALimitRejectedByTheDriverIsSkipped) {
-  // The first call (the permission probe) succeeds; from then on the driver
-  // rejects every new limit, so only 300 W (already in force) is measured.
+  // The first call (the permission probe) succeeds; the driver then rejects
+  // exactly one limit change. That limit is skipped with a message, and every
+  // other limit of the 50 W grid is still profiled.
   Scenario({Gpu(kCurve)}, json::array({{{"function", "nvmlDeviceSetPowerManagementLimit"},
-                                         {"return", "INVALID_ARGUMENT"}, {"after_calls", 1}}}));
+                                         {"return", "INVALID_ARGUMENT"}, {"after_calls", 1},
+                                         {"max_failures", 1}}}));
   ProcessResult r = Train({"--selector", "energy"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json out = json::parse(r.out);
-  EXPECT_THAT(r.err, HasSubstr("the driver rejected the power limit 250 W"));
-  EXPECT_THAT(r.err, HasSubstr("the driver rejected the power limit 100 W"));
-  ExpectMeasured(out, Profile(kCurve, {300}));
-  EXPECT_EQ(out["optimal_power_limit_w"], 300);
-  EXPECT_EQ(LimitsW(), std::vector<double>{300});
+  std::vector<double> measured;
+  for (const json& m : out["measurements"]) measured.push_back(m["power_limit_w"].get<double>());
+  std::vector<double> skipped;
+  for (double w : {300.0, 250.0, 200.0, 150.0, 100.0}) {
+    if (std::find(measured.begin(), measured.end(), w) == measured.end()) skipped.push_back(w);
+  }
+  ASSERT_EQ(skipped.size(), 1u) << r.err;
+  EXPECT_THAT(r.err, HasSubstr(fmt::format("the driver rejected the power limit {} W", skipped[0])));
+  EXPECT_EQ(measured.size(), 4u);
+  EXPECT_EQ(LimitsW(), std::vector<double>{300});  // restored
 }
 
 TEST_F(PowerLimitTrainTest, AnUncaughtExceptionRestoresBeforeAborting) {
