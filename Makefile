@@ -23,27 +23,32 @@ demo: deps
 	@$(MAKE) --no-print-directory build
 	@scripts/demo
 
-# Every test: the warnings-as-errors build, the ASan/UBSan build, then the
-# multi-threaded code under ThreadSanitizer.
+# Every test: the warnings-as-errors build, the fuzzers, the ASan/UBSan
+# build, then the multi-threaded code under ThreadSanitizer. Tests that need
+# PostgreSQL get a throwaway PostgreSQL 15 server (scripts/with-test-postgres).
 test: deps
 	@$(MAKE) --no-print-directory build PRESET=ci
-	@ctest --preset ci
+	@scripts/with-test-postgres ctest --preset ci
 	@scripts/fuzz-traces
+	@scripts/fuzz-bso
 	@$(MAKE) --no-print-directory test-asan
 	@$(MAKE) --no-print-directory test-tsan
 
 test-asan:
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j $(JOBS)
-	@ctest --preset asan
+	@scripts/with-test-postgres ctest --preset asan
 
-# The test binaries whose code runs threads (samplers, guards, locks).
-TSAN_TESTS = zeus_monitor_test zeus_device_test zeus_nvml_emulator_test zeus_runtime_test
+# The test binaries whose code runs threads (samplers, guards, locks, the
+# HTTP server's workers, the service's connection pool).
+TSAN_TESTS = zeus_monitor_test zeus_device_test zeus_nvml_emulator_test zeus_runtime_test zeus_bso_http_test \
+             zeus_bso_test
 
 test-tsan:
 	@cmake --preset tsan >/dev/null
 	@cmake --build --preset tsan -j $(JOBS) --target $(TSAN_TESTS)
-	@set -e; for t in $(TSAN_TESTS); do echo "== TSan: $$t"; TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/$$t --gtest_brief=1; done
+	@scripts/with-test-postgres bash -c 'set -e; for t in $(TSAN_TESTS); do echo "== TSan: $$t"; \
+	  TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/$$t --gtest_brief=1; done'
 
 test-unit: build
 	@ctest --preset $(PRESET) -L unit

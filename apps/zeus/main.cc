@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "apps/zeus/bso_server_command.h"
 #include "apps/zeus/info_command.h"
 #include "apps/zeus/monitor_command.h"
 #include "apps/zeus/reproduce_command.h"
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
       "  ZEUS_EMULATOR_CONFIG  scenario JSON for libzeus-nvml-emulator.so\n"
       "  ZEUS_POWERCAP_ROOT    powercap root for RAPL (default: /sys/class/powercap)\n"
       "  CUDA_VISIBLE_DEVICES  which GPUs, in which order (indices or UUIDs)\n"
+      "  ZEUS_BSO_*            bso-server settings (see `zeus bso-server --help`)\n"
       "\nRun `zeus COMMAND --help` for a command's options.");
 
   int exit_code = 0;
@@ -31,6 +33,7 @@ int main(int argc, char** argv) {
   zeus::cli::RegisterSimulateCommand(app, &exit_code);
   zeus::cli::RegisterReproduceCommand(app, &exit_code);
   zeus::cli::RegisterMonitorCommand(app, &exit_code);
+  zeus::cli::RegisterBsoServerCommand(app, &exit_code);
 
   try {
     app.parse(argc, argv);

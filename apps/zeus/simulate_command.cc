@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "apps/zeus/server_batch_size_source.h"
 #include "zeus/simulator/job_trace.h"
 #include "zeus/simulator/metrics.h"
 #include "zeus/simulator/output.h"
@@ -44,6 +45,7 @@ struct SimulateFlags {
   std::optional<int> max_epochs;
   std::optional<int> default_batch_size;
   int window_size = 0;
+  std::string via_server;
 };
 
 int Failure(const Error& e) {
@@ -183,6 +185,13 @@ int RunSimulate(SimulateFlags f) {
   options.seed = f.seed;
   options.num_recurrences = f.recurrences;
   options.bandit.window_size = f.window_size;
+  if (!f.via_server.empty()) {
+    if (*policy != simulator::Policy::kZeus && *policy != simulator::Policy::kBatchSizeOnly) {
+      return Failure(Error(ErrorCode::kInvalidArgument,
+                           "--via-server needs --policy zeus or batch-size-only (the service decides batch sizes)"));
+    }
+    options.batch_size_source = ServerBatchSizeSource(f.via_server);
+  }
   Result<SimulationResult> result = simulator::Simulate(*job, options);
   if (!result) return Failure(result.error());
   Result<Baselines> baselines = simulator::ComputeBaselines(*job, f.eta);
@@ -234,6 +243,9 @@ void RegisterSimulateCommand(CLI::App& app, int* exit_code) {
                   "Override the workload's default batch size (capped to the GPU's largest)");
   cmd->add_option("--window", f->window_size, "Thompson-sampling window of recent observations per batch size (0: all)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--via-server", f->via_server,
+                  "Ask a running `zeus bso-server` at this URL (http://host:port) for every batch size instead of "
+                  "the in-process optimizer; the same seed gives the same decisions");
   cmd->footer(
       "Replays the job R times. Each recurrence the policy picks a batch size and power limit, a training path is\n"
       "drawn from the trace, and the run is stopped early once its cost exceeds beta x the best cost so far. The\n"

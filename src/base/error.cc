@@ -22,6 +22,7 @@ std::string_view ErrorCodeName(ErrorCode code) {
     case ErrorCode::kIoError: return "IO_ERROR";
     case ErrorCode::kFailedPrecondition: return "FAILED_PRECONDITION";
     case ErrorCode::kAlreadyExists: return "ALREADY_EXISTS";
+    case ErrorCode::kAborted: return "ABORTED";
     case ErrorCode::kInternal: return "INTERNAL";
   }
   return "INTERNAL";
@@ -85,6 +86,7 @@ int ExitCodeFor(ErrorCode code) {
     case ErrorCode::kIoError:
     case ErrorCode::kFailedPrecondition:
     case ErrorCode::kAlreadyExists:
+    case ErrorCode::kAborted:
     case ErrorCode::kInternal: return 1;
   }
   return 1;

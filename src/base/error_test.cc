@@ -76,7 +76,8 @@ TEST(ExitCodeTest, Table) {
   EXPECT_EQ(ExitCodeFor(ErrorCode::kUnavailable), 4);
   EXPECT_EQ(ExitCodeFor(ErrorCode::kNotSupported), 5);
   for (ErrorCode c : {ErrorCode::kNotFound, ErrorCode::kDeviceLost, ErrorCode::kTimeout, ErrorCode::kIoError,
-                      ErrorCode::kFailedPrecondition, ErrorCode::kAlreadyExists, ErrorCode::kInternal}) {
+                      ErrorCode::kFailedPrecondition, ErrorCode::kAlreadyExists, ErrorCode::kAborted,
+                      ErrorCode::kInternal}) {
     EXPECT_EQ(ExitCodeFor(c), 1) << ErrorCodeName(c);
   }
 }

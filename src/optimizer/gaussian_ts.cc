@@ -12,6 +12,41 @@
 
 namespace zeus::optimizer {
 
+ArmPosterior FitArm(int arm, std::span<const double> rewards, const GaussianTsOptions& options) {
+  ArmPosterior out{arm, static_cast<int>(rewards.size()), options.prior_mean, options.prior_precision};
+  if (rewards.empty()) return out;
+  const double variance = NumpyVar(rewards);
+  if (variance == 0.0) {
+    out.precision = std::numeric_limits<double>::infinity();
+    out.mean = NumpyMean(rewards);
+    return out;
+  }
+  const double reward_precision = 1.0 / variance;
+  out.precision = options.prior_precision + static_cast<double>(rewards.size()) * reward_precision;
+  out.mean = (options.prior_precision * options.prior_mean + reward_precision * NumpySum(rewards)) / out.precision;
+  return out;
+}
+
+int ThompsonChoose(std::span<const ArmPosterior> arms, int num_explorations, NumpyRandom& rng,
+                   std::vector<double>* samples) {
+  const auto k = static_cast<std::int64_t>(arms.size());
+  for (std::int64_t i : rng.ChoiceWithoutReplacement(k, k)) {
+    const auto index = static_cast<std::size_t>(i);
+    if (arms[index].num_observations < num_explorations) return arms[index].arm;
+  }
+  std::size_t best = 0;
+  double best_sample = 0;
+  for (std::size_t i = 0; i < arms.size(); ++i) {
+    const double sample = rng.Normal(arms[i].mean, std::sqrt(1.0 / arms[i].precision));
+    if (samples != nullptr) samples->push_back(sample);
+    if (i == 0 || sample > best_sample) {
+      best = i;
+      best_sample = sample;
+    }
+  }
+  return arms[best].arm;
+}
+
 Result<GaussianTs> GaussianTs::Create(std::vector<int> arms, const GaussianTsOptions& options, std::uint64_t seed) {
   if (arms.empty()) return Fail(ErrorCode::kInvalidArgument, "Thompson sampling needs at least one arm");
   std::sort(arms.begin(), arms.end());
@@ -44,21 +79,10 @@ Result<std::size_t> GaussianTs::IndexOf(int arm) const {
 }
 
 void GaussianTs::Fit(Arm& arm) const {
-  if (arm.rewards.empty()) {
-    arm.mean = options_.prior_mean;
-    arm.precision = options_.prior_precision;
-    return;
-  }
   const std::vector<double> rewards(arm.rewards.begin(), arm.rewards.end());
-  const double variance = NumpyVar(rewards);
-  if (variance == 0.0) {
-    arm.precision = std::numeric_limits<double>::infinity();
-    arm.mean = NumpyMean(rewards);
-    return;
-  }
-  const double reward_precision = 1.0 / variance;
-  arm.precision = options_.prior_precision + static_cast<double>(rewards.size()) * reward_precision;
-  arm.mean = (options_.prior_precision * options_.prior_mean + reward_precision * NumpySum(rewards)) / arm.precision;
+  const ArmPosterior posterior = FitArm(0, rewards, options_);
+  arm.mean = posterior.mean;
+  arm.precision = posterior.precision;
 }
 
 Status GaussianTs::SetRewards(int arm, std::span<const double> rewards) {
@@ -87,18 +111,7 @@ Status GaussianTs::Observe(int arm, double reward) {
 
 int GaussianTs::Predict() {
   last_samples_.clear();
-  const auto k = static_cast<std::int64_t>(arms_.size());
-  for (std::int64_t i : rng_.ChoiceWithoutReplacement(k, k)) {
-    const auto index = static_cast<std::size_t>(i);
-    if (state_[index].rewards.size() < static_cast<std::size_t>(options_.num_explorations)) return arms_[index];
-  }
-  std::size_t best = 0;
-  for (std::size_t i = 0; i < state_.size(); ++i) {
-    const double sample = rng_.Normal(state_[i].mean, std::sqrt(1.0 / state_[i].precision));
-    last_samples_.push_back(sample);
-    if (sample > last_samples_[best]) best = i;
-  }
-  return arms_[best];
+  return ThompsonChoose(Posteriors(), options_.num_explorations, rng_, &last_samples_);
 }
 
 std::vector<ArmPosterior> GaussianTs::Posteriors() const {

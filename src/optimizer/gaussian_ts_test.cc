@@ -142,3 +142,36 @@ TEST(BatchSizeOptimizerTest, NoSurvivorsIsAFailedPrecondition) {
 
 }  // namespace
 }  // namespace zeus::optimizer
+
+namespace zeus::optimizer {
+namespace {
+
+// The free functions the service uses give what GaussianTs gives.
+TEST(GaussianTsFreeFunctionsTest, MatchTheBandit) {
+  GaussianTsOptions options;
+  Result<GaussianTs> ts = GaussianTs::Create({8, 16, 32}, options, 5);
+  ASSERT_TRUE(ts);
+  const std::vector<std::vector<double>> rewards = {{-3, -4, -3.5}, {-2, -2.5}, {-5, -5}};
+  std::vector<ArmPosterior> posteriors;
+  for (std::size_t i = 0; i < 3; ++i) {
+    ASSERT_TRUE(ts->SetRewards(ts->arms()[i], rewards[i]));
+    posteriors.push_back(FitArm(ts->arms()[i], rewards[i], options));
+  }
+  const std::vector<ArmPosterior> expected = ts->Posteriors();
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(posteriors[i].mean, expected[i].mean);
+    EXPECT_EQ(posteriors[i].precision, expected[i].precision);
+    EXPECT_EQ(posteriors[i].num_observations, expected[i].num_observations);
+  }
+  EXPECT_EQ(posteriors[2].precision, std::numeric_limits<double>::infinity());  // zero variance
+  EXPECT_EQ(FitArm(4, {}, options).precision, options.prior_precision);       // no rewards: the prior
+  NumpyRandom rng(5);
+  for (int i = 0; i < 20; ++i) {
+    std::vector<double> samples;
+    ASSERT_EQ(ThompsonChoose(posteriors, options.num_explorations, rng, &samples), ts->Predict());
+    EXPECT_EQ(samples, ts->last_samples());
+  }
+}
+
+}  // namespace
+}  // namespace zeus::optimizer

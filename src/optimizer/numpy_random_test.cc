@@ -257,3 +257,27 @@ TEST(ZigguratTablesTest, TablesFollowTheLayerRecurrence) {
 
 }  // namespace
 }  // namespace zeus::optimizer
+
+namespace zeus::optimizer {
+namespace {
+
+// A generator resumed from its saved state continues the same stream, the
+// buffered 32-bit half included (the batch-size service stores it per job).
+TEST(NumpyRandomStateTest, ResumesTheStreamExactly) {
+  NumpyRandom a(42);
+  (void)a.NextUint32();  // leaves a buffered half
+  (void)a.StandardNormal();
+  const NumpyRandomState saved = a.full_state();
+  EXPECT_TRUE(saved.has_uint32);
+  NumpyRandom b(saved);
+  EXPECT_EQ(b.full_state(), saved);
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_EQ(a.NextUint32(), b.NextUint32());
+    ASSERT_EQ(a.Integers(0, 7), b.Integers(0, 7));
+    ASSERT_EQ(a.Normal(1.0, 2.0), b.Normal(1.0, 2.0));
+  }
+  EXPECT_NE(NumpyRandom(43).full_state(), NumpyRandom(42).full_state());
+}
+
+}  // namespace
+}  // namespace zeus::optimizer

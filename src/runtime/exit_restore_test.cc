@@ -20,6 +20,7 @@
 #include "runtime/exit_restore.h"
 #include "testing/fake_clock.h"
 #include "testing/fake_gpu.h"
+#include "testing/test_monitor.h"
 #include "zeus/runtime/power_limit_optimizer.h"
 
 namespace zeus::runtime {
@@ -36,16 +37,6 @@ int Verdict() {
   return limit && *limit == kOriginalMw ? kRestored : kNotRestored;
 }
 
-// GCC 12 with sanitizers warns that the disengaged std::optional<vector> in
-// a moved MonitorOptions "may be used uninitialized" (a false positive).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-std::unique_ptr<monitor::Monitor> MakeMonitor(const device::GpuSet* gpus, const Clock* clock) {
-  monitor::MonitorOptions mo;
-  mo.clock = clock;
-  return monitor::Monitor::Create(gpus, nullptr, std::move(mo)).value();
-}
-#pragma GCC diagnostic pop
 
 // Builds a job, creates an optimizer that restores on exit, and runs steps
 // until it has changed the limit; then calls `trigger` with the optimizer
@@ -63,7 +54,7 @@ template <class Trigger>
   g_gpu = static_cast<testing::FakeGpu*>(list.back().get());
   auto* gpus_ptr = new device::GpuSet("test", std::move(list));
   device::GpuSet& gpus = *gpus_ptr;
-  auto* monitor = MakeMonitor(&gpus, clock).release();
+  auto* monitor = testing::MakeTestMonitor(&gpus, clock).release();
   PowerLimitOptimizerOptions options;
   options.wait_steps = 0;
   options.warmup_steps = 5;

@@ -16,6 +16,7 @@
 
 #include "testing/fake_clock.h"
 #include "testing/fake_gpu.h"
+#include "testing/test_monitor.h"
 #include "testing/temp_dir.h"
 #include "zeus/runtime/power_limit_profile.h"
 
@@ -34,16 +35,6 @@ using State = PowerLimitOptimizerState;
 std::map<std::uint32_t, double> kStepTimeS = {
     {250'000, 1.0}, {200'000, 1.1}, {150'000, 1.4}, {100'000, 2.0}, {130'000, 1.6}, {190'000, 1.2}};
 
-// GCC 12 with sanitizers warns that the disengaged std::optional<vector> in
-// a copied MonitorOptions "may be used uninitialized" (a false positive).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-std::unique_ptr<monitor::Monitor> MakeMonitor(const device::GpuSet* gpus, const Clock* clock) {
-  monitor::MonitorOptions mo;
-  mo.clock = clock;
-  return monitor::Monitor::Create(gpus, nullptr, std::move(mo)).value();
-}
-#pragma GCC diagnostic pop
 
 class Job {
  public:
@@ -58,7 +49,7 @@ class Job {
       list.push_back(std::move(gpu));
     }
     gpus_ = std::make_unique<device::GpuSet>("test", std::move(list));
-    monitor_ = MakeMonitor(gpus_.get(), &clock_);
+    monitor_ = testing::MakeTestMonitor(gpus_.get(), &clock_);
   }
 
   PowerLimitOptimizerOptions Options() {

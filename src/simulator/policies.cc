@@ -35,10 +35,6 @@ class JitPowerLimits {
   std::map<int, double> chosen_;
 };
 
-std::string_view StageName(const BatchSizeOptimizer& bso) {
-  return bso.stage() == BatchSizeStage::kPruning ? "pruning" : "ts";
-}
-
 optimizer::BatchSizeOptimizerOptions BsoOptions(const SimulationOptions& options) {
   optimizer::BatchSizeOptimizerOptions o;
   o.bandit = options.bandit;
@@ -46,33 +42,49 @@ optimizer::BatchSizeOptimizerOptions BsoOptions(const SimulationOptions& options
   return o;
 }
 
-// Zeus: batch size by pruning + Thompson sampling, power limit by JIT profiling.
-class ZeusPolicy : public JobPolicy {
+// The in-process batch-size optimizer as a BatchSizeSource.
+class LocalBatchSizeSource : public BatchSizeSource {
  public:
-  ZeusPolicy(BatchSizeOptimizer bso, double eta) : bso_(std::move(bso)), limits_(eta) {}
-  Result<int> NextBatchSize() override { return bso_.Predict(); }
-  std::string_view stage() const override { return StageName(bso_); }
-  Result<Limit> PowerLimit(const BatchSizeTrace& bs) override { return limits_.Get(bs); }
-  Status Observe(int bs, double /*pl*/, double cost, bool reached) override { return bso_.Observe(bs, cost, reached); }
-  const optimizer::GaussianTs* bandit() const override { return bso_.bandit(); }
+  explicit LocalBatchSizeSource(BatchSizeOptimizer bso) : bso_(std::move(bso)) {}
+  Result<int> Next() override { return bso_.Predict(); }
+  std::string_view stage() const override {
+    return bso_.stage() == BatchSizeStage::kPruning ? "pruning" : "ts";
+  }
+  Status Observe(int batch_size, double, double, double cost, bool reached, double) override {
+    return bso_.Observe(batch_size, cost, reached);
+  }
+  const optimizer::GaussianTs* bandit() const { return bso_.bandit(); }
 
  private:
   BatchSizeOptimizer bso_;
-  JitPowerLimits limits_;
 };
 
-// Zeus's batch-size optimizer alone, each batch size at its maximum limit.
-class BatchSizeOnlyPolicy : public JobPolicy {
+// Zeus: batch size by pruning + Thompson sampling (in process, or from a
+// BatchSizeSource such as the service), power limit by JIT profiling unless
+// `fixed_max_limit` (Zeus's batch-size optimizer alone, each batch size at its
+// maximum limit).
+class ZeusPolicy : public JobPolicy {
  public:
-  explicit BatchSizeOnlyPolicy(BatchSizeOptimizer bso) : bso_(std::move(bso)) {}
-  Result<int> NextBatchSize() override { return bso_.Predict(); }
-  std::string_view stage() const override { return StageName(bso_); }
-  Result<Limit> PowerLimit(const BatchSizeTrace& bs) override { return Limit{bs.max_power_limit_w, false}; }
-  Status Observe(int bs, double /*pl*/, double cost, bool reached) override { return bso_.Observe(bs, cost, reached); }
-  const optimizer::GaussianTs* bandit() const override { return bso_.bandit(); }
+  ZeusPolicy(std::unique_ptr<BatchSizeSource> source, const LocalBatchSizeSource* local, double eta,
+             bool fixed_max_limit)
+      : source_(std::move(source)), local_(local), limits_(eta), fixed_max_limit_(fixed_max_limit) {}
+  Result<int> NextBatchSize() override { return source_->Next(); }
+  std::string_view stage() const override { return source_->stage(); }
+  Result<Limit> PowerLimit(const BatchSizeTrace& bs) override {
+    if (fixed_max_limit_) return Limit{bs.max_power_limit_w, false};
+    return limits_.Get(bs);
+  }
+  Status Observe(const TryRecord& run, double cost) override {
+    return source_->Observe(run.batch_size, run.ran ? run.energy_j : 0.0, run.ran ? run.time_s : 0.0, cost,
+                            run.reached, run.epochs);
+  }
+  const optimizer::GaussianTs* bandit() const override { return local_ != nullptr ? local_->bandit() : nullptr; }
 
  private:
-  BatchSizeOptimizer bso_;
+  std::unique_ptr<BatchSizeSource> source_;
+  const LocalBatchSizeSource* local_;  // source_ when it is in process
+  JitPowerLimits limits_;
+  bool fixed_max_limit_;
 };
 
 // Zeus's power-limit optimizer alone, at the default batch size.
@@ -82,7 +94,7 @@ class PowerLimitOnlyPolicy : public JobPolicy {
   Result<int> NextBatchSize() override { return batch_size_; }
   std::string_view stage() const override { return "fixed"; }
   Result<Limit> PowerLimit(const BatchSizeTrace& bs) override { return limits_.Get(bs); }
-  Status Observe(int, double, double, bool) override { return OkStatus(); }
+  Status Observe(const TryRecord&, double) override { return OkStatus(); }
 
  private:
   int batch_size_;
@@ -116,7 +128,8 @@ class GridSearchPolicy : public JobPolicy {
   }
   std::string_view stage() const override { return next_ < configs_.size() ? "grid" : "exploit"; }
   Result<Limit> PowerLimit(const BatchSizeTrace&) override { return Limit{configs_[current_].power_limit_w, false}; }
-  Status Observe(int, double, double cost, bool reached) override {
+  Status Observe(const TryRecord& run, double cost) override {
+    const bool reached = run.reached;
     Config& c = configs_[current_];
     c.cost_sum += cost;
     c.runs += 1;
@@ -143,18 +156,24 @@ class GridSearchPolicy : public JobPolicy {
 }  // namespace
 
 Result<std::unique_ptr<JobPolicy>> MakePolicy(const JobTrace& job, const SimulationOptions& options) {
-  auto make_bso = [&]() { return BatchSizeOptimizer::Create(job.batch_sizes, job.default_batch_size, BsoOptions(options)); };
+  auto make_zeus = [&](bool fixed_max_limit) -> Result<std::unique_ptr<JobPolicy>> {
+    if (options.batch_size_source) {
+      Result<std::unique_ptr<BatchSizeSource>> source = options.batch_size_source(job, options);
+      if (!source) return Fail(source.error());
+      return std::unique_ptr<JobPolicy>(new ZeusPolicy(std::move(*source), nullptr, options.eta, fixed_max_limit));
+    }
+    Result<BatchSizeOptimizer> bso =
+        BatchSizeOptimizer::Create(job.batch_sizes, job.default_batch_size, BsoOptions(options));
+    if (!bso) return Fail(bso.error());
+    auto local = std::make_unique<LocalBatchSizeSource>(std::move(*bso));
+    const LocalBatchSizeSource* view = local.get();
+    return std::unique_ptr<JobPolicy>(new ZeusPolicy(std::move(local), view, options.eta, fixed_max_limit));
+  };
   switch (options.policy) {
-    case Policy::kZeus: {
-      Result<BatchSizeOptimizer> bso = make_bso();
-      if (!bso) return Fail(bso.error());
-      return std::unique_ptr<JobPolicy>(new ZeusPolicy(std::move(*bso), options.eta));
-    }
-    case Policy::kBatchSizeOnly: {
-      Result<BatchSizeOptimizer> bso = make_bso();
-      if (!bso) return Fail(bso.error());
-      return std::unique_ptr<JobPolicy>(new BatchSizeOnlyPolicy(std::move(*bso)));
-    }
+    case Policy::kZeus:
+      return make_zeus(false);
+    case Policy::kBatchSizeOnly:
+      return make_zeus(true);
     case Policy::kPowerLimitOnly:
       return std::unique_ptr<JobPolicy>(new PowerLimitOnlyPolicy(job.default_batch_size, options.eta));
     case Policy::kGridSearch:

@@ -32,8 +32,10 @@ class JobPolicy {
   // The power limit for the batch size NextBatchSize returned.
   virtual Result<Limit> PowerLimit(const BatchSizeTrace& batch_size) = 0;
 
-  // The run's outcome.
-  virtual Status Observe(int batch_size, double power_limit_w, double cost, bool reached) = 0;
+  // The run's outcome: `run` as recorded (batch size, limit, energy, time,
+  // reached, epochs; ran = false for a run that could not start) and the
+  // cost to learn from (the penalty for a run that could not start).
+  virtual Status Observe(const TryRecord& run, double cost) = 0;
 
   // Whether a first recurrence whose first run misses the target is an error
   // (the original requires the default batch size to converge).

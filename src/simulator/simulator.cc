@@ -112,7 +112,7 @@ Result<SimulationResult> Simulate(const JobTrace& job, const SimulationOptions& 
         t.ran = false;
         result.tries.push_back(t);
         ++rec.num_tries;
-        if (Status s = policy.Observe(t.batch_size, t.power_limit_w, 100.0 * options.beta * min_cost, false); !s) {
+        if (Status s = policy.Observe(t, 100.0 * options.beta * min_cost); !s) {
           return Fail(s.error());
         }
         continue;
@@ -135,7 +135,7 @@ Result<SimulationResult> Simulate(const JobTrace& job, const SimulationOptions& 
       rec.energy_j += t.energy_j;
       rec.time_s += t.time_s;
       rec.cost += t.cost;
-      if (Status s = policy.Observe(t.batch_size, t.power_limit_w, t.cost, t.reached); !s) return Fail(s.error());
+      if (Status s = policy.Observe(t, t.cost); !s) return Fail(s.error());
       if (t.reached) {
         min_cost = std::min(min_cost, cost_acc);
         reached = true;

@@ -43,6 +43,7 @@ enum class ErrorCode : std::uint8_t {
   kIoError,             // a read or write failed
   kFailedPrecondition,  // the call is not valid in the current state
   kAlreadyExists,       // the thing to create exists already
+  kAborted,             // a concurrent change conflicted; the operation may be retried
   kInternal,            // an unexpected failure (a bug, or an unknown native code)
 };
 

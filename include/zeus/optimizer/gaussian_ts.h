@@ -46,6 +46,18 @@ struct ArmPosterior {
   double precision = 0;
 };
 
+// The posterior of an arm fitted from the prior and its rewards (oldest
+// first), as described in the file comment; with no rewards, the prior.
+// The online service (src/bso/) stores posteriors and refits with this.
+ArmPosterior FitArm(int arm, std::span<const double> rewards, const GaussianTsOptions& options);
+
+// One Thompson-sampling decision over `arms` (ascending arm order), drawing
+// from `rng` exactly as the file comment says. Appends the normal draws to
+// *samples when it is not null (nothing when an exploration arm is chosen).
+// REQUIRES: !arms.empty().
+int ThompsonChoose(std::span<const ArmPosterior> arms, int num_explorations, NumpyRandom& rng,
+                   std::vector<double>* samples);
+
 class GaussianTs {
  public:
   // Fails with kInvalidArgument when arms is empty or has duplicates,

@@ -40,12 +40,28 @@ struct Pcg64State {
   std::uint64_t state_low = 0;
   std::uint64_t inc_high = 0;
   std::uint64_t inc_low = 0;
+  bool operator==(const Pcg64State&) const = default;
+};
+
+// Everything a NumpyRandom carries between draws: numpy's
+// bit_generator.state (PCG64 state and increment, has_uint32, uinteger).
+struct NumpyRandomState {
+  Pcg64State pcg;
+  bool has_uint32 = false;
+  std::uint32_t uinteger = 0;
+  bool operator==(const NumpyRandomState&) const = default;
 };
 
 class NumpyRandom {
  public:
   // Equivalent to numpy.random.default_rng(seed).
   explicit NumpyRandom(std::uint64_t seed);
+  // A generator that continues from a saved state (see full_state()).
+  explicit NumpyRandom(const NumpyRandomState& state)
+      : state_(state.pcg), has_uint32_(state.has_uint32), buffered_uint32_(state.uinteger) {}
+
+  // The complete state, to store and resume the stream later.
+  NumpyRandomState full_state() const { return {state_, has_uint32_, buffered_uint32_}; }
 
   // The PCG64 state (for tests against numpy's bit_generator.state).
   Pcg64State state() const { return state_; }

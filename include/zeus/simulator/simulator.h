@@ -30,6 +30,8 @@
 #define ZEUS_SIMULATOR_SIMULATOR_H_
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -49,6 +51,28 @@ enum class Policy {
 // "zeus", "grid-search", "power-limit-only", "batch-size-only".
 std::string_view PolicyName(Policy policy);
 
+// A batch-size decision maker outside the simulator, such as the batch-size
+// service (`zeus simulate --via-server`). It replaces the in-process
+// optimizer of the kZeus and kBatchSizeOnly policies.
+class BatchSizeSource {
+ public:
+  virtual ~BatchSizeSource() = default;
+  // The batch size of the next run.
+  virtual Result<int> Next() = 0;
+  // The stage of the last Next: "pruning" or "ts".
+  virtual std::string_view stage() const = 0;
+  // The run's outcome. energy_j and time_s are 0 for a run that could not
+  // start (its budget was 0 epochs); cost is then the penalty
+  // 100 x beta x min_cost.
+  virtual Status Observe(int batch_size, double energy_j, double time_s, double cost, bool reached,
+                         double epochs) = 0;
+};
+
+struct SimulationOptions;
+// Makes one source per simulated job.
+using BatchSizeSourceFactory =
+    std::function<Result<std::unique_ptr<BatchSizeSource>>(const JobTrace& job, const SimulationOptions& options)>;
+
 struct SimulationOptions {
   Policy policy = Policy::kZeus;
   double eta = 0.5;   // energy-time weight of the cost, in [0, 1]
@@ -58,6 +82,9 @@ struct SimulationOptions {
   int max_tries = 20;       // per recurrence (grid search adds its number of configurations)
   optimizer::GaussianTsOptions bandit;  // prior, explorations, data-drift window
   bool record_bandit = false;           // fill SimulationResult::bandit_steps
+  // If set, batch sizes come from here instead of the in-process optimizer
+  // (kZeus and kBatchSizeOnly only; bandit_steps stay empty).
+  BatchSizeSourceFactory batch_size_source;
 };
 
 // One _run_job call.

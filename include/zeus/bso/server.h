@@ -1,0 +1,55 @@
+// Copyright 2026 The Zeus C++ Authors.
+//
+// The batch-size optimizer service as an embeddable server: the REST API of
+// zeus/bso/models.h over HTTP, state in SQLite or PostgreSQL. `zeus
+// bso-server` runs one until SIGTERM; tests and tools embed it.
+
+#ifndef ZEUS_BSO_SERVER_H_
+#define ZEUS_BSO_SERVER_H_
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "zeus/base/error.h"
+
+namespace zeus::bso {
+
+struct ServerOptions {
+  std::string listen = "127.0.0.1:8000";  // HOST:PORT; port 0 picks a free one
+  std::string database_url = "sqlite:///zeus_bso.db";
+  int threads = 0;  // HTTP worker threads; 0: one per core
+  std::size_t max_body_bytes = 64 << 10;
+  std::chrono::milliseconds request_timeout{30000};
+  std::chrono::milliseconds shutdown_grace{10000};
+  std::string log_level = "info";  // trace, debug, info, warn, error, off
+  bool access_log = true;          // one JSON line per request at info level
+};
+
+// Overrides `options` from ZEUS_BSO_LISTEN, ZEUS_BSO_DATABASE_URL,
+// ZEUS_BSO_THREADS, ZEUS_BSO_LOG_LEVEL and ZEUS_BSO_ACCESS_LOG (true/false),
+// where set. kInvalidArgument names the variable when a value is bad.
+Status ApplyServerEnvironment(ServerOptions& options);
+
+// Splits "HOST:PORT" ("[::1]:8000" for IPv6). kInvalidArgument otherwise.
+Status ParseListenAddress(const std::string& listen, std::string& host, std::uint16_t& port);
+
+class BsoServer {
+ public:
+  // Opens (and migrates) the database, then listens. Fails with the
+  // database's or the listener's error, each naming what to fix.
+  static Result<std::unique_ptr<BsoServer>> Start(const ServerOptions& options);
+  virtual ~BsoServer() = default;
+
+  virtual std::uint16_t port() const = 0;
+  // "http://HOST:PORT"
+  virtual std::string url() const = 0;
+  // Graceful stop: in-flight requests finish; see HttpServer::Shutdown.
+  virtual void Shutdown() = 0;
+  virtual void Wait() = 0;
+};
+
+}  // namespace zeus::bso
+
+#endif  // ZEUS_BSO_SERVER_H_

@@ -1,0 +1,110 @@
+// Copyright 2026 The Zeus C++ Authors.
+//
+// A small HTTP/1.1 server and client on Boost.Beast, for the batch-size
+// service (and later zeusd). JSON bodies; errors as {"message": "..."}.
+
+#ifndef ZEUS_SRC_BSO_HTTP_HTTP_H_
+#define ZEUS_SRC_BSO_HTTP_HTTP_H_
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "zeus/base/error.h"
+
+namespace zeus::bso {
+
+struct HttpRequest {
+  std::string method;  // "GET", "POST", ... as sent
+  std::string target;  // path with query, e.g. "/jobs/batch_size?job_id=a-1"
+  std::string body;
+  std::string content_type;  // the Content-Type header, or empty
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string body;
+  std::string content_type = "application/json";
+};
+
+// Called concurrently from the server's worker threads; must be thread-safe
+// and must not throw.
+using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
+
+struct HttpServerOptions {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 8000;  // 0: an ephemeral port (see HttpServer::port())
+  int threads = 0;            // worker threads; 0: std::thread::hardware_concurrency()
+  std::size_t max_body_bytes = 1 << 20;
+  std::size_t max_header_bytes = 16 << 10;
+  // A request must arrive completely within this time once its first byte has
+  // (and a kept-alive connection is closed after this long idle).
+  std::chrono::milliseconds request_timeout{30000};
+  // On Shutdown(), in-flight requests get this long to finish.
+  std::chrono::milliseconds shutdown_grace{10000};
+};
+
+// The server answers protocol problems itself, each with a JSON
+// {"message": ...} body: malformed HTTP -> 400, body over max_body_bytes ->
+// 413, headers over max_header_bytes -> 431. A request that does not arrive
+// within request_timeout closes the connection. Everything else goes to the
+// handler.
+class HttpServer {
+ public:
+  // Binds and listens, then serves on `threads` worker threads. Fails with
+  // kUnavailable naming host:port when it cannot bind (in use, no such
+  // address), kInvalidArgument for an unparsable host.
+  static Result<std::unique_ptr<HttpServer>> Start(const HttpServerOptions& options, HttpHandler handler);
+  virtual ~HttpServer() = default;  // shuts down, see Shutdown()
+
+  // The bound port (the real one when options.port was 0).
+  virtual std::uint16_t port() const = 0;
+  // Graceful stop: stops accepting, lets requests already being handled
+  // finish and send their responses (with Connection: close), closes idle
+  // connections, waits up to shutdown_grace, then stops the threads.
+  // Idempotent; callable from any thread, including a signal-watching one.
+  virtual void Shutdown() = 0;
+  // Blocks until the server has stopped.
+  virtual void Wait() = 0;
+};
+
+struct HttpClientOptions {
+  std::chrono::milliseconds connect_timeout{5000};
+  std::chrono::milliseconds request_timeout{30000};  // send + receive of one request
+};
+
+// A client over one kept-alive connection to one server.
+// Thread-safety: not for concurrent use; use one client per thread.
+class HttpClient {
+ public:
+  // base_url: "http://host:port" with an optional path prefix that is
+  // prepended to every target. Fails with kInvalidArgument otherwise (https
+  // is not supported; the message says so).
+  static Result<std::unique_ptr<HttpClient>> Create(std::string_view base_url, const HttpClientOptions& options = {});
+  virtual ~HttpClient() = default;
+
+  // Sends one request (Content-Type application/json when body is not empty)
+  // and returns the response, whatever its status. Connects on first use; if
+  // a kept-alive connection turns out closed by the server before any
+  // response byte arrives, reconnects and resends once. Fails with
+  // kUnavailable ("cannot connect to http://host:port: Connection refused"),
+  // kTimeout, or kIoError for a broken response.
+  virtual Result<HttpResponse> Send(std::string_view method, std::string_view target, std::string_view body = {}) = 0;
+
+  virtual const std::string& base_url() const = 0;
+};
+
+// "http://host:port/prefix" -> its parts; kInvalidArgument with the reason.
+struct HttpUrl {
+  std::string host;
+  std::uint16_t port = 80;
+  std::string prefix;  // "" or "/prefix" without a trailing slash
+};
+Result<HttpUrl> ParseHttpUrl(std::string_view url);
+
+}  // namespace zeus::bso
+
+#endif  // ZEUS_SRC_BSO_HTTP_HTTP_H_

@@ -1,0 +1,546 @@
+// Copyright 2026 The Zeus C++ Authors.
+//
+// HttpServer on Boost.Beast with classic asynchronous callbacks.
+//
+// Thread model: one io_context run by N worker threads. The acceptor lives on
+// its own strand, and each connection (Session) on a strand of its own, so a
+// session's state is only ever touched by one thread at a time and needs no
+// lock. The handler runs synchronously on the worker thread inside the
+// session's strand, so a slow handler blocks its connection and one worker
+// thread, nothing else.
+//
+// Shutdown: a `stopping_` flag is raised, the acceptor is closed on its
+// strand, and every live session is asked, on its strand, to close if it is
+// idle (waiting for the first byte of a request). A session that is reading,
+// handling or writing finishes that request, answers with Connection: close,
+// and closes. The io_context has no work guard: once the acceptor and every
+// session are gone, the worker threads return from run() by themselves. The
+// thread that calls Shutdown() waits for that (at most shutdown_grace), then
+// stops the io_context, joins the workers, and destroys the io_context, which
+// closes any connection that overstayed the grace period.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+#include <fmt/format.h>
+
+#include "bso/http/http.h"
+#include "bso/http/http_util.h"
+
+namespace zeus::bso {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+using boost::system::error_code;
+
+// Bytes asked for by the first read of a request (the read that waits while
+// the connection is idle).
+constexpr std::size_t kFirstReadBytes = 4096;
+// A connection buffer larger than this is given back after its request.
+constexpr std::size_t kMaxIdleBufferBytes = 64 << 10;
+// After a response with Connection: close, the server half-closes and reads
+// (and drops) whatever the client still sends, for at most this long, so that
+// unread request bytes do not turn the close into a reset that could destroy
+// the response before the client reads it.
+constexpr std::chrono::milliseconds kLingerTime{1000};
+
+class ServerImpl;
+
+// The server whose worker thread the current thread is, or null.
+thread_local const ServerImpl* tls_worker_of = nullptr;
+
+Error SystemError(ErrorCode code, std::string message, const error_code& ec) {
+  if (ec.category() == boost::system::system_category()) {
+    return Error(code, std::move(message), NativeSpace::kErrno, ec.value());
+  }
+  return Error(code, std::move(message));
+}
+
+// True for errors of the HTTP parser that mean the request is malformed (as
+// opposed to the connection ending early).
+bool IsMalformedRequest(const error_code& ec) {
+  static const boost::system::error_category& http_category =
+      http::make_error_code(http::error::bad_target).category();
+  return ec.category() == http_category && ec != http::error::end_of_stream && ec != http::error::partial_message;
+}
+
+// One connection. Lives as long as an operation on it is pending (each
+// completion handler holds a shared_ptr). All member functions except the
+// public ones run on the connection's strand.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(ServerImpl& server, tcp::socket socket) : server_(server), stream_(std::move(socket)) {}
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Starts serving. Call once; any thread.
+  void Start();
+  // Closes the connection now if it is idle (between requests); otherwise it
+  // closes after the response to its current request. Any thread.
+  void StopWhenIdle();
+
+  void set_id(std::uint64_t id) { id_ = id; }
+
+ private:
+  enum class State { kIdle, kReading, kHandling, kWriting, kClosing, kClosed };
+
+  void WaitForRequest();
+  void OnFirstBytes(const error_code& ec, std::size_t bytes);
+  void ReadRequest();
+  void OnRequest(const error_code& ec);
+  void Handle();
+  void Write();
+  void OnWrite(const error_code& ec);
+  void SendError(http::status status, std::string_view message);
+  void CloseAfterResponse();
+  void Drain();
+  void Close();
+
+  ServerImpl& server_;
+  std::uint64_t id_ = 0;  // 0: not registered with the server
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  http::response<http::string_body> response_;
+  State state_ = State::kIdle;
+};
+
+class ServerImpl final : public HttpServer {
+ public:
+  ServerImpl(const HttpServerOptions& options, HttpHandler handler)
+      : options_(options),
+        handler_(std::move(handler)),
+        threads_(options.threads > 0 ? options.threads
+                                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))) {
+    ioc_.emplace(threads_);
+    acceptor_.emplace(net::make_strand(*ioc_));
+    accept_retry_timer_.emplace(acceptor_->get_executor());
+  }
+
+  ~ServerImpl() override {
+    if (tls_worker_of == this) {
+      std::fputs("zeus: HttpServer destroyed from its own handler; aborting\n", stderr);
+      std::abort();
+    }
+    Shutdown();
+  }
+
+  ServerImpl(const ServerImpl&) = delete;
+  ServerImpl& operator=(const ServerImpl&) = delete;
+
+  Status Listen(const tcp::endpoint& endpoint) {
+    const std::string where = internal::HostPort(options_.host, options_.port);
+    error_code ec;
+    acceptor_->open(endpoint.protocol(), ec);
+    if (ec) return Fail(SystemError(ErrorCode::kUnavailable, fmt::format("cannot listen on {}: {}", where, ec.message()), ec));
+    acceptor_->set_option(net::socket_base::reuse_address(true), ec);
+    if (ec) return Fail(SystemError(ErrorCode::kUnavailable, fmt::format("cannot listen on {}: {}", where, ec.message()), ec));
+    acceptor_->bind(endpoint, ec);
+    if (ec) return Fail(SystemError(ErrorCode::kUnavailable, fmt::format("cannot listen on {}: {}", where, ec.message()), ec));
+    acceptor_->listen(net::socket_base::max_listen_connections, ec);
+    if (ec) return Fail(SystemError(ErrorCode::kUnavailable, fmt::format("cannot listen on {}: {}", where, ec.message()), ec));
+    const tcp::endpoint local = acceptor_->local_endpoint(ec);
+    if (ec) return Fail(SystemError(ErrorCode::kUnavailable, fmt::format("cannot listen on {}: {}", where, ec.message()), ec));
+    port_ = local.port();
+    return OkStatus();
+  }
+
+  // Starts accepting and the worker threads.
+  void Run() {
+    Accept();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      running_workers_ = threads_;
+    }
+    workers_.reserve(static_cast<std::size_t>(threads_));
+    for (int i = 0; i < threads_; ++i) workers_.emplace_back([this] { WorkerMain(); });
+  }
+
+  std::uint16_t port() const override { return port_; }
+
+  void Shutdown() override {
+    std::vector<std::shared_ptr<Session>> live;
+    bool first = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!shutdown_started_) {
+        shutdown_started_ = true;
+        first = true;
+        stopping_.store(true, std::memory_order_release);
+        shutdown_deadline_ = std::chrono::steady_clock::now() + options_.shutdown_grace;
+        live.reserve(sessions_.size());
+        for (auto& entry : sessions_) {
+          if (auto session = entry.second.lock()) live.push_back(std::move(session));
+        }
+      }
+    }
+    if (first) {
+      net::post(acceptor_->get_executor(), [this] {
+        error_code ignored;
+        acceptor_->close(ignored);
+        accept_retry_timer_->cancel();
+      });
+      for (auto& session : live) session->StopWhenIdle();
+      // Dropped outside mutex_: the last reference runs ~Session, which locks it.
+      live.clear();
+    }
+    // A worker thread cannot wait for its own request to finish; the workers
+    // run out of work by themselves, and the destructor joins them.
+    if (tls_worker_of == this) return;
+
+    std::lock_guard<std::mutex> join_lock(join_mutex_);
+    if (joined_) return;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      sessions_done_.wait_until(lock, shutdown_deadline_, [this] { return sessions_.empty(); });
+    }
+    ioc_->stop();
+    for (auto& worker : workers_) {
+      if (worker.joinable()) worker.join();
+    }
+    // No thread runs the io_context now. Destroying it (acceptor and timer
+    // first) closes the listening socket and any session that outlived the
+    // grace period.
+    accept_retry_timer_.reset();
+    acceptor_.reset();
+    ioc_.reset();
+    joined_ = true;
+  }
+
+  void Wait() override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    workers_done_.wait(lock, [this] { return running_workers_ == 0; });
+  }
+
+  // For sessions.
+  const HttpServerOptions& options() const { return options_; }
+  const HttpHandler& handler() const { return handler_; }
+  bool stopping() const { return stopping_.load(std::memory_order_acquire); }
+
+  // Adds a session to the set that Shutdown() closes. False when shutting
+  // down (the session must then close).
+  bool Register(const std::shared_ptr<Session>& session) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (shutdown_started_) return false;
+    const std::uint64_t id = next_session_id_++;
+    sessions_.emplace(id, session);
+    session->set_id(id);
+    return true;
+  }
+
+  void Unregister(std::uint64_t id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sessions_.erase(id);
+    if (sessions_.empty()) sessions_done_.notify_all();
+  }
+
+ private:
+  // Runs on the acceptor's strand (or before the workers start).
+  void Accept() {
+    acceptor_->async_accept(net::make_strand(*ioc_),
+                            [this](const error_code& ec, tcp::socket socket) { OnAccept(ec, std::move(socket)); });
+  }
+
+  void OnAccept(const error_code& ec, tcp::socket socket) {
+    if (ec == net::error::operation_aborted || !acceptor_->is_open()) return;
+    if (ec) {
+      // Out of descriptors or a connection that died in the backlog: try
+      // again shortly rather than spin.
+      accept_retry_timer_->expires_after(std::chrono::milliseconds(50));
+      accept_retry_timer_->async_wait([this](const error_code& wait_ec) {
+        if (!wait_ec && acceptor_->is_open()) Accept();
+      });
+      return;
+    }
+    if (!stopping()) {
+      error_code ignored;
+      socket.set_option(tcp::no_delay(true), ignored);
+      auto session = std::make_shared<Session>(*this, std::move(socket));
+      if (Register(session)) session->Start();
+    }
+    Accept();
+  }
+
+  void WorkerMain() {
+    tls_worker_of = this;
+    for (;;) {
+      try {
+        ioc_->run();
+        break;
+      } catch (...) {  // NOLINT(bugprone-empty-catch): a failed handler must not take the server down
+      }
+    }
+    tls_worker_of = nullptr;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (--running_workers_ == 0) workers_done_.notify_all();
+  }
+
+  const HttpServerOptions options_;
+  const HttpHandler handler_;
+  const int threads_;  // worker threads, at least 1
+  std::uint16_t port_ = 0;
+
+  std::mutex mutex_;
+  std::condition_variable sessions_done_;  // sessions_ became empty
+  std::condition_variable workers_done_;   // running_workers_ became 0
+  std::unordered_map<std::uint64_t, std::weak_ptr<Session>> sessions_;  // guarded by mutex_
+  std::uint64_t next_session_id_ = 1;                                   // guarded by mutex_
+  int running_workers_ = 0;                                             // guarded by mutex_
+  bool shutdown_started_ = false;                                       // guarded by mutex_
+  std::chrono::steady_clock::time_point shutdown_deadline_;             // guarded by mutex_
+  std::atomic<bool> stopping_{false};
+
+  std::mutex join_mutex_;  // serialises the waiting part of Shutdown()
+  bool joined_ = false;    // guarded by join_mutex_
+  std::vector<std::thread> workers_;
+
+  // Declared last: destroyed first (acceptor and timer before the io_context).
+  std::optional<net::io_context> ioc_;
+  std::optional<tcp::acceptor> acceptor_;
+  std::optional<net::steady_timer> accept_retry_timer_;
+};
+
+Session::~Session() {
+  if (id_ != 0) server_.Unregister(id_);
+}
+
+void Session::Start() {
+  net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->WaitForRequest(); });
+}
+
+void Session::StopWhenIdle() {
+  net::post(stream_.get_executor(), [self = shared_from_this()] {
+    if (self->state_ == State::kIdle) self->Close();
+  });
+}
+
+void Session::WaitForRequest() {
+  if (server_.stopping()) return Close();
+  state_ = State::kIdle;
+  const HttpServerOptions& options = server_.options();
+  parser_.emplace();
+  parser_->body_limit(static_cast<std::uint64_t>(options.max_body_bytes));
+  parser_->header_limit(static_cast<std::uint32_t>(
+      std::min<std::size_t>(options.max_header_bytes, std::numeric_limits<std::uint32_t>::max())));
+  if (buffer_.size() > 0) return ReadRequest();  // a pipelined request is already here
+  if (buffer_.capacity() > kMaxIdleBufferBytes) buffer_.shrink_to_fit();
+  stream_.expires_after(options.request_timeout);
+  stream_.async_read_some(buffer_.prepare(kFirstReadBytes),
+                          [self = shared_from_this()](const error_code& ec, std::size_t bytes) {
+                            self->OnFirstBytes(ec, bytes);
+                          });
+}
+
+void Session::OnFirstBytes(const error_code& ec, std::size_t bytes) {
+  // EOF, reset, idle timeout, or closed by StopWhenIdle.
+  if (ec) return Close();
+  buffer_.commit(bytes);
+  ReadRequest();
+}
+
+void Session::ReadRequest() {
+  state_ = State::kReading;
+  stream_.expires_after(server_.options().request_timeout);
+  http::async_read(stream_, buffer_, *parser_,
+                   [self = shared_from_this()](const error_code& ec, std::size_t) { self->OnRequest(ec); });
+}
+
+void Session::OnRequest(const error_code& ec) {
+  if (!ec) return Handle();
+  if (ec == http::error::body_limit) {
+    return SendError(http::status::payload_too_large,
+                     fmt::format("request body exceeds the limit of {} bytes", server_.options().max_body_bytes));
+  }
+  if (ec == http::error::header_limit) {
+    return SendError(http::status::request_header_fields_too_large,
+                     fmt::format("request headers exceed the limit of {} bytes", server_.options().max_header_bytes));
+  }
+  if (IsMalformedRequest(ec)) {
+    return SendError(http::status::bad_request, fmt::format("malformed HTTP request: {}", ec.message()));
+  }
+  // Timeout (the socket is closed already), the client went away mid-request,
+  // or a socket error: nobody to answer.
+  Close();
+}
+
+void Session::Handle() {
+  state_ = State::kHandling;
+  http::request<http::string_body>& message = parser_->get();
+  const bool head = message.method() == http::verb::head;
+  const unsigned version = message.version();
+  bool keep_alive = message.keep_alive();
+
+  HttpRequest request;
+  request.method.assign(message.method_string().data(), message.method_string().size());
+  request.target.assign(message.target().data(), message.target().size());
+  const auto content_type = message[http::field::content_type];
+  request.content_type.assign(content_type.data(), content_type.size());
+  request.body = std::move(message.body());
+
+  HttpResponse response;
+  try {
+    response = server_.handler()(request);
+  } catch (const std::exception& e) {
+    response = HttpResponse{500, internal::JsonMessage(fmt::format("internal error: {}", e.what())),
+                            "application/json"};
+  } catch (...) {
+    response = HttpResponse{500, internal::JsonMessage("internal error: unknown exception"), "application/json"};
+  }
+  if (response.status < 200 || response.status > 999) {
+    response = HttpResponse{
+        500, internal::JsonMessage(fmt::format("internal error: the handler returned status {}", response.status)),
+        "application/json"};
+  }
+  // A request that was in flight when Shutdown() began is the last one.
+  if (server_.stopping()) keep_alive = false;
+
+  response_ = {};
+  try {
+    response_.result(static_cast<unsigned>(response.status));
+    response_.version(version);
+    if (!response.content_type.empty()) response_.set(http::field::content_type, response.content_type);
+    const bool no_body = response.status == 204 || response.status == 304;
+    if (!no_body) response_.body() = std::move(response.body);
+    response_.keep_alive(keep_alive);
+    response_.prepare_payload();
+    if (head) response_.body().clear();  // Content-Length stays that of the GET body
+  } catch (const std::exception& e) {
+    response_ = {};
+    response_.result(http::status::internal_server_error);
+    response_.version(version);
+    response_.set(http::field::content_type, "application/json");
+    response_.body() = internal::JsonMessage(fmt::format("internal error: {}", e.what()));
+    response_.keep_alive(false);
+    response_.prepare_payload();
+  }
+  Write();
+}
+
+void Session::Write() {
+  state_ = State::kWriting;
+  stream_.expires_after(server_.options().request_timeout);
+  http::async_write(stream_, response_,
+                    [self = shared_from_this()](const error_code& ec, std::size_t) { self->OnWrite(ec); });
+}
+
+void Session::OnWrite(const error_code& ec) {
+  if (ec) return Close();
+  if (!response_.keep_alive()) return CloseAfterResponse();
+  response_ = {};  // frees the body
+  WaitForRequest();
+}
+
+void Session::SendError(http::status status, std::string_view message) {
+  response_ = {};
+  response_.result(status);
+  response_.version(11);
+  response_.set(http::field::content_type, "application/json");
+  response_.body() = internal::JsonMessage(message);
+  response_.keep_alive(false);
+  response_.prepare_payload();
+  Write();
+}
+
+void Session::CloseAfterResponse() {
+  state_ = State::kClosing;
+  error_code ec;
+  stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+  if (ec) return Close();
+  stream_.expires_after(std::min<std::chrono::milliseconds>(server_.options().request_timeout, kLingerTime));
+  buffer_.clear();
+  Drain();
+}
+
+void Session::Drain() {
+  stream_.async_read_some(buffer_.prepare(kFirstReadBytes),
+                          [self = shared_from_this()](const error_code& ec, std::size_t) {
+                            if (ec) return self->Close();  // EOF (the client closed), timeout or reset
+                            self->Drain();
+                          });
+}
+
+void Session::Close() {
+  if (state_ == State::kClosed) return;
+  state_ = State::kClosed;
+  error_code ignored;
+  stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+  stream_.close();
+}
+
+// Resolves options.host for listening: an IP literal as is, "localhost" as
+// 127.0.0.1, another name through the resolver, preferring IPv4.
+Result<tcp::endpoint> ResolveListenEndpoint(const HttpServerOptions& options) {
+  error_code ec;
+  const net::ip::address address = net::ip::make_address(options.host, ec);
+  if (!ec) return tcp::endpoint(address, options.port);
+  if (internal::IsLocalhost(options.host)) return tcp::endpoint(net::ip::address_v4::loopback(), options.port);
+  if (options.host.empty()) return Fail(ErrorCode::kInvalidArgument, "cannot listen: the host is empty");
+  net::io_context ioc;
+  tcp::resolver resolver(ioc);
+  const auto results = resolver.resolve(options.host, std::to_string(options.port), tcp::resolver::passive, ec);
+  if (ec || results.empty()) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("cannot listen on {}: cannot resolve host '{}': {}",
+                            internal::HostPort(options.host, options.port), options.host,
+                            ec ? ec.message() : std::string("no address")));
+  }
+  for (const auto& entry : results) {
+    if (entry.endpoint().address().is_v4()) return entry.endpoint();
+  }
+  return results.begin()->endpoint();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& options, HttpHandler handler) {
+  if (!handler) return Fail(ErrorCode::kInvalidArgument, "HttpServer::Start: the handler is empty");
+  try {
+    Result<tcp::endpoint> endpoint = ResolveListenEndpoint(options);
+    if (!endpoint) return Fail(endpoint.error());
+    auto server = std::make_unique<ServerImpl>(options, std::move(handler));
+    Status listening = server->Listen(*endpoint);
+    if (!listening) return Fail(listening.error());
+    server->Run();
+    return std::unique_ptr<HttpServer>(std::move(server));
+  } catch (const std::exception& e) {
+    return Fail(ErrorCode::kInternal, fmt::format("cannot start the HTTP server on {}: {}",
+                                                  internal::HostPort(options.host, options.port), e.what()));
+  }
+}
+
+}  // namespace zeus::bso

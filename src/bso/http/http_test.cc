@@ -1,0 +1,808 @@
+// Copyright 2026 The Zeus C++ Authors.
+
+#include "bso/http/http.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace zeus::bso {
+namespace {
+
+using std::chrono::milliseconds;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using Clock = std::chrono::steady_clock;
+
+long long ElapsedMs(Clock::time_point since) {
+  return std::chrono::duration_cast<milliseconds>(Clock::now() - since).count();
+}
+
+// A plain blocking TCP connection to 127.0.0.1, for sending what HttpClient
+// never would.
+class RawSocket {
+ public:
+  explicit RawSocket(std::uint16_t port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
+      connect_errno_ = errno;
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+  ~RawSocket() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  RawSocket(const RawSocket&) = delete;
+  RawSocket& operator=(const RawSocket&) = delete;
+
+  bool connected() const { return fd_ >= 0; }
+  int connect_errno() const { return connect_errno_; }
+
+  bool Send(std::string_view data) {
+    while (!data.empty()) {
+      const ssize_t n = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      data.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+  }
+
+  // Reads one response (headers plus Content-Length bytes of body). Returns
+  // what arrived, possibly incomplete when the time runs out or the peer
+  // closes.
+  std::string ReadResponse(milliseconds timeout = milliseconds(5000)) {
+    const auto deadline = Clock::now() + timeout;
+    for (;;) {
+      const std::size_t header_end = pending_.find("\r\n\r\n");
+      if (header_end != std::string::npos) {
+        std::size_t length = 0;
+        std::string lower = pending_.substr(0, header_end);
+        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const std::size_t at = lower.find("content-length:");
+        if (at != std::string::npos) length = std::stoul(lower.substr(at + 15));
+        const std::size_t total = header_end + 4 + length;
+        if (pending_.size() >= total) {
+          std::string response = pending_.substr(0, total);
+          pending_.erase(0, total);
+          return response;
+        }
+      }
+      if (!ReadSome(deadline)) {
+        std::string partial;
+        partial.swap(pending_);
+        return partial;
+      }
+    }
+  }
+
+  // Waits until the peer closes the connection (EOF or reset) or the time
+  // runs out. True when it closed; `received` gets any bytes that came first.
+  bool WaitForClose(milliseconds timeout, std::string* received = nullptr) {
+    const auto deadline = Clock::now() + timeout;
+    while (ReadSome(deadline)) {
+    }
+    if (received != nullptr) *received = pending_;
+    return closed_;
+  }
+
+ private:
+  // Appends what arrives to pending_. False on EOF, error or timeout.
+  bool ReadSome(Clock::time_point deadline) {
+    const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return false;
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left)) <= 0) return false;
+    char chunk[4096];
+    const ssize_t n = ::recv(fd_, chunk, sizeof(chunk), 0);
+    if (n <= 0) {
+      closed_ = true;
+      return false;
+    }
+    pending_.append(chunk, static_cast<std::size_t>(n));
+    return true;
+  }
+
+  int fd_ = -1;
+  int connect_errno_ = 0;
+  bool closed_ = false;
+  std::string pending_;
+};
+
+// TCP sockets (not listening) with `port` at either end, from /proc/net/tcp*.
+int CountConnectionsOnPort(std::uint16_t port) {
+  int count = 0;
+  for (const char* path : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string slot, local, remote, state;
+      fields >> slot >> local >> remote >> state;
+      if (state == "0A") continue;  // LISTEN
+      auto port_of = [](const std::string& address) {
+        return static_cast<std::uint16_t>(std::stoul(address.substr(address.rfind(':') + 1), nullptr, 16));
+      };
+      if (port_of(local) == port || port_of(remote) == port) ++count;
+    }
+  }
+  return count;
+}
+
+HttpServerOptions TestOptions() {
+  HttpServerOptions options;
+  options.host = "127.0.0.1";
+  options.port = 0;
+  options.threads = 2;
+  options.request_timeout = milliseconds(5000);
+  options.shutdown_grace = milliseconds(5000);
+  return options;
+}
+
+HttpResponse Echo(const HttpRequest& request) {
+  return HttpResponse{200, request.method + " " + request.target + " " + request.content_type + "\n" + request.body,
+                      "text/plain"};
+}
+
+std::unique_ptr<HttpServer> StartOrDie(const HttpServerOptions& options, HttpHandler handler) {
+  Result<std::unique_ptr<HttpServer>> server = HttpServer::Start(options, std::move(handler));
+  if (!server) {
+    ADD_FAILURE() << "HttpServer::Start: " << server.error().message();
+    return nullptr;
+  }
+  return std::move(*server);
+}
+
+std::unique_ptr<HttpClient> ClientOrDie(std::uint16_t port, const HttpClientOptions& options = {}) {
+  Result<std::unique_ptr<HttpClient>> client = HttpClient::Create(fmt::format("http://127.0.0.1:{}", port), options);
+  if (!client) {
+    ADD_FAILURE() << "HttpClient::Create: " << client.error().message();
+    return nullptr;
+  }
+  return std::move(*client);
+}
+
+// Counts handler entries and lets a test wait for a number of them.
+class Latch {
+ public:
+  void Arrive() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++count_;
+    cv_.notify_all();
+  }
+  bool WaitFor(int count, milliseconds timeout) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return cv_.wait_for(lock, timeout, [&] { return count_ >= count; });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  int count_ = 0;
+};
+
+TEST(HttpTest, EchoRoundTrip) {
+  auto server = StartOrDie(TestOptions(), Echo);
+  ASSERT_NE(server, nullptr);
+  ASSERT_NE(server->port(), 0);
+  auto client = ClientOrDie(server->port());
+  ASSERT_NE(client, nullptr);
+
+  Result<HttpResponse> post = client->Send("POST", "/jobs/batch_size?job_id=a-1&x=%20y", R"({"batch_size": 64})");
+  ASSERT_TRUE(post) << post.error().message();
+  EXPECT_EQ(post->status, 200);
+  EXPECT_EQ(post->content_type, "text/plain");
+  EXPECT_EQ(post->body, "POST /jobs/batch_size?job_id=a-1&x=%20y application/json\n{\"batch_size\": 64}");
+
+  Result<HttpResponse> get = client->Send("GET", "/jobs");
+  ASSERT_TRUE(get) << get.error().message();
+  EXPECT_EQ(get->body, "GET /jobs \n");
+
+  Result<HttpResponse> patch = client->Send("PATCH", "/x", "{}");
+  ASSERT_TRUE(patch) << patch.error().message();
+  EXPECT_EQ(patch->body, "PATCH /x application/json\n{}");
+
+  // HEAD: the server sends the headers only, and the client does not wait
+  // for a body.
+  Result<HttpResponse> head = client->Send("HEAD", "/h");
+  ASSERT_TRUE(head) << head.error().message();
+  EXPECT_EQ(head->status, 200);
+  EXPECT_EQ(head->body, "");
+  Result<HttpResponse> after_head = client->Send("GET", "/after");
+  ASSERT_TRUE(after_head) << after_head.error().message();
+  EXPECT_EQ(after_head->body, "GET /after \n");
+}
+
+TEST(HttpTest, PrefixStatusAndContentTypePassThrough) {
+  auto server = StartOrDie(TestOptions(), [](const HttpRequest& request) {
+    if (request.target == "/api/v1/missing") return HttpResponse{404, R"({"message": "no such job"})"};
+    return HttpResponse{201, request.target, "text/x-custom"};
+  });
+  ASSERT_NE(server, nullptr);
+  auto client = HttpClient::Create(fmt::format("http://127.0.0.1:{}/api/v1/", server->port()));
+  ASSERT_TRUE(client) << client.error().message();
+  EXPECT_EQ((*client)->base_url(), fmt::format("http://127.0.0.1:{}/api/v1", server->port()));
+
+  Result<HttpResponse> created = (*client)->Send("PUT", "/jobs/1", "{}");
+  ASSERT_TRUE(created) << created.error().message();
+  EXPECT_EQ(created->status, 201);
+  EXPECT_EQ(created->content_type, "text/x-custom");
+  EXPECT_EQ(created->body, "/api/v1/jobs/1");
+
+  Result<HttpResponse> missing = (*client)->Send("GET", "/missing");
+  ASSERT_TRUE(missing) << missing.error().message();
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_EQ(missing->content_type, "application/json");
+  EXPECT_EQ(missing->body, R"({"message": "no such job"})");
+
+  Result<HttpResponse> bad_target = (*client)->Send("GET", "no-slash");
+  ASSERT_FALSE(bad_target);
+  EXPECT_EQ(bad_target.error().code(), ErrorCode::kInvalidArgument);
+}
+
+TEST(HttpTest, ManySequentialRequestsShareOneConnection) {
+  auto server = StartOrDie(TestOptions(), Echo);
+  ASSERT_NE(server, nullptr);
+  auto client = ClientOrDie(server->port());
+  ASSERT_NE(client, nullptr);
+  for (int i = 0; i < 500; ++i) {
+    const std::string body = fmt::format("{{\"i\": {}}}", i);
+    Result<HttpResponse> response = client->Send("POST", fmt::format("/seq?i={}", i), body);
+    ASSERT_TRUE(response) << i << ": " << response.error().message();
+    ASSERT_EQ(response->body, fmt::format("POST /seq?i={} application/json\n{}", i, body));
+  }
+  // One connection, seen from both ends. A client that reconnected for each
+  // request would leave hundreds of sockets in TIME_WAIT.
+  EXPECT_EQ(CountConnectionsOnPort(server->port()), 2);
+}
+
+TEST(HttpTest, RawKeepAliveAndPipelining) {
+  auto server = StartOrDie(TestOptions(), Echo);
+  ASSERT_NE(server, nullptr);
+  RawSocket raw(server->port());
+  ASSERT_TRUE(raw.connected());
+
+  ASSERT_TRUE(raw.Send("GET /one HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const std::string one = raw.ReadResponse();
+  EXPECT_THAT(one, StartsWith("HTTP/1.1 200 OK\r\n"));
+  EXPECT_THAT(one, HasSubstr("Content-Type: text/plain\r\n"));
+  EXPECT_THAT(one, HasSubstr("Content-Length: 10\r\n"));
+  EXPECT_THAT(one, ::testing::Not(HasSubstr("Connection: close")));
+
+  // Two requests in one write; answered in order on the same connection.
+  ASSERT_TRUE(raw.Send("POST /two HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc"
+                       "GET /three HTTP/1.1\r\nHost: x\r\n\r\n"));
+  EXPECT_THAT(raw.ReadResponse(), HasSubstr("\r\n\r\nPOST /two \nabc"));
+  EXPECT_THAT(raw.ReadResponse(), HasSubstr("\r\n\r\nGET /three \n"));
+
+  // Connection: close is honoured.
+  ASSERT_TRUE(raw.Send("GET /four HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+  const std::string four = raw.ReadResponse();
+  EXPECT_THAT(four, HasSubstr("Connection: close\r\n"));
+  EXPECT_THAT(four, HasSubstr("GET /four"));
+  EXPECT_TRUE(raw.WaitForClose(milliseconds(2000)));
+
+  // HTTP/1.0 without keep-alive: one response, then the server closes.
+  RawSocket old(server->port());
+  ASSERT_TRUE(old.connected());
+  ASSERT_TRUE(old.Send("GET /old HTTP/1.0\r\n\r\n"));
+  EXPECT_THAT(old.ReadResponse(), StartsWith("HTTP/1.0 200 OK\r\n"));
+  EXPECT_TRUE(old.WaitForClose(milliseconds(2000)));
+}
+
+TEST(HttpTest, ConcurrentClients) {
+  HttpServerOptions options = TestOptions();
+  options.threads = 4;
+  auto server = StartOrDie(options, Echo);
+  ASSERT_NE(server, nullptr);
+  constexpr int kThreads = 16;
+  constexpr int kRequests = 200;
+  std::atomic<int> ok{0};
+  std::atomic<int> failed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      Result<std::unique_ptr<HttpClient>> client =
+          HttpClient::Create(fmt::format("http://127.0.0.1:{}", server->port()));
+      if (!client) {
+        failed += kRequests;
+        return;
+      }
+      for (int i = 0; i < kRequests; ++i) {
+        const std::string body = fmt::format("{{\"t\": {}, \"i\": {}}}", t, i);
+        Result<HttpResponse> response = (*client)->Send("POST", fmt::format("/c?t={}&i={}", t, i), body);
+        if (response && response->status == 200 &&
+            response->body == fmt::format("POST /c?t={}&i={} application/json\n{}", t, i, body)) {
+          ++ok;
+        } else {
+          ++failed;
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(ok.load(), kThreads * kRequests);
+}
+
+TEST(HttpTest, OversizedBodyGets413) {
+  HttpServerOptions options = TestOptions();
+  options.max_body_bytes = 1024;
+  std::atomic<int> calls{0};
+  auto server = StartOrDie(options, [&](const HttpRequest& request) {
+    ++calls;
+    return Echo(request);
+  });
+  ASSERT_NE(server, nullptr);
+  auto client = ClientOrDie(server->port());
+  ASSERT_NE(client, nullptr);
+
+  for (std::size_t size : {std::size_t{1025}, std::size_t{4096}, std::size_t{4} << 20}) {
+    Result<HttpResponse> response = client->Send("POST", "/big", std::string(size, 'x'));
+    ASSERT_TRUE(response) << size << ": " << response.error().message();
+    EXPECT_EQ(response->status, 413) << size;
+    EXPECT_EQ(response->content_type, "application/json");
+    EXPECT_THAT(response->body, HasSubstr("\"message\": "));
+    EXPECT_THAT(response->body, HasSubstr("1024 bytes"));
+  }
+  // Exactly at the limit is fine, and the client recovered from the closes.
+  Result<HttpResponse> fits = client->Send("POST", "/fits", std::string(1024, 'y'));
+  ASSERT_TRUE(fits) << fits.error().message();
+  EXPECT_EQ(fits->status, 200);
+  EXPECT_EQ(calls.load(), 1);
+
+  RawSocket raw(server->port());
+  ASSERT_TRUE(raw.connected());
+  ASSERT_TRUE(raw.Send("POST /big HTTP/1.1\r\nHost: x\r\nContent-Length: 2000\r\n\r\n"));
+  const std::string answer = raw.ReadResponse();
+  EXPECT_THAT(answer, StartsWith("HTTP/1.1 413 "));
+  EXPECT_THAT(answer, HasSubstr("Connection: close\r\n"));
+  EXPECT_THAT(answer, HasSubstr("Content-Type: application/json\r\n"));
+  EXPECT_TRUE(raw.WaitForClose(milliseconds(3000)));
+}
+
+TEST(HttpTest, HugeHeadersGet431) {
+  HttpServerOptions options = TestOptions();
+  options.max_header_bytes = 1024;
+  auto server = StartOrDie(options, Echo);
+  ASSERT_NE(server, nullptr);
+  auto client = ClientOrDie(server->port());
+  ASSERT_NE(client, nullptr);
+  Result<HttpResponse> response = client->Send("GET", "/" + std::string(4096, 'a'));
+  ASSERT_TRUE(response) << response.error().message();
+  EXPECT_EQ(response->status, 431);
+  EXPECT_THAT(response->body, HasSubstr("1024 bytes"));
+
+  RawSocket raw(server->port());
+  ASSERT_TRUE(raw.connected());
+  ASSERT_TRUE(raw.Send("GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(8192, 'b') + "\r\n\r\n"));
+  const std::string answer = raw.ReadResponse();
+  EXPECT_THAT(answer, StartsWith("HTTP/1.1 431 "));
+  EXPECT_THAT(answer, HasSubstr("Connection: close\r\n"));
+  EXPECT_TRUE(raw.WaitForClose(milliseconds(3000)));
+}
+
+TEST(HttpTest, GarbageGets400) {
+  auto server = StartOrDie(TestOptions(), Echo);
+  ASSERT_NE(server, nullptr);
+  for (std::string_view garbage : {std::string_view("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n", 15),
+                                   std::string_view("GET / HTTP/9 nonsense\r\n\r\n"),
+                                   std::string_view("GET / HTTP/1.1\r\nBad Header\r\n\r\n")}) {
+    RawSocket raw(server->port());
+    ASSERT_TRUE(raw.connected());
+    ASSERT_TRUE(raw.Send(garbage));
+    const std::string answer = raw.ReadResponse();
+    EXPECT_THAT(answer, StartsWith("HTTP/1.1 400 ")) << garbage;
+    EXPECT_THAT(answer, HasSubstr("Connection: close\r\n"));
+    EXPECT_THAT(answer, HasSubstr("{\"message\": \"malformed HTTP request: "));
+    EXPECT_TRUE(raw.WaitForClose(milliseconds(3000)));
+  }
+}
+
+TEST(HttpTest, IncompleteRequestTimesOut) {
+  HttpServerOptions options = TestOptions();
+  options.request_timeout = milliseconds(200);
+  auto server = StartOrDie(options, Echo);
+  ASSERT_NE(server, nullptr);
+
+  RawSocket half(server->port());
+  ASSERT_TRUE(half.connected());
+  const auto start = Clock::now();
+  ASSERT_TRUE(half.Send("GET / HTTP/1.1\r\nHost: x\r\n"));
+  std::string received;
+  EXPECT_TRUE(half.WaitForClose(milliseconds(3000), &received));
+  EXPECT_GE(ElapsedMs(start), 150);
+  EXPECT_LT(ElapsedMs(start), 2000);
+  EXPECT_EQ(received, "");
+
+  // An idle kept-alive connection is closed after the same time.
+  RawSocket idle(server->port());
+  ASSERT_TRUE(idle.connected());
+  ASSERT_TRUE(idle.Send("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
+  EXPECT_THAT(idle.ReadResponse(), StartsWith("HTTP/1.1 200 OK"));
+  const auto idle_start = Clock::now();
+  EXPECT_TRUE(idle.WaitForClose(milliseconds(3000)));
+  EXPECT_GE(ElapsedMs(idle_start), 150);
+  EXPECT_LT(ElapsedMs(idle_start), 2000);
+
+  // The client notices the closed idle connection and reconnects.
+  auto client = ClientOrDie(server->port());
+  ASSERT_NE(client, nullptr);
+  ASSERT_TRUE(client->Send("GET", "/a"));
+  std::this_thread::sleep_for(milliseconds(400));
+  Result<HttpResponse> again = client->Send("GET", "/b");
+  ASSERT_TRUE(again) << again.error().message();
+  EXPECT_EQ(again->body, "GET /b \n");
+}
+
+TEST(HttpTest, GracefulShutdown) {
+  HttpServerOptions options = TestOptions();
+  options.threads = 4;
+  Latch entered;
+  auto server = StartOrDie(options, [&](const HttpRequest& request) {
+    if (request.target == "/slow") {
+      entered.Arrive();
+      std::this_thread::sleep_for(milliseconds(300));
+      return HttpResponse{200, "slow done", "text/plain"};
+    }
+    return Echo(request);
+  });
+  ASSERT_NE(server, nullptr);
+  const std::uint16_t port = server->port();
+
+  // An idle kept-alive connection.
+  RawSocket idle(port);
+  ASSERT_TRUE(idle.connected());
+  ASSERT_TRUE(idle.Send("GET /fast HTTP/1.1\r\nHost: x\r\n\r\n"));
+  EXPECT_THAT(idle.ReadResponse(), StartsWith("HTTP/1.1 200 OK"));
+
+  // Two slow requests in flight: one from HttpClient, one raw.
+  Result<HttpResponse> client_result = Fail(ErrorCode::kInternal, "not run");
+  std::thread client_thread([&] {
+    auto client = ClientOrDie(port);
+    if (client) client_result = client->Send("GET", "/slow");
+  });
+  RawSocket slow(port);
+  ASSERT_TRUE(slow.connected());
+  ASSERT_TRUE(slow.Send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n"));
+  ASSERT_TRUE(entered.WaitFor(2, milliseconds(5000)));
+
+  const auto shutdown_start = Clock::now();
+  long long shutdown_ms = -1;
+  std::thread shutter([&] {
+    server->Shutdown();
+    shutdown_ms = ElapsedMs(shutdown_start);
+  });
+
+  EXPECT_TRUE(idle.WaitForClose(milliseconds(3000)));
+  const std::string answer = slow.ReadResponse();
+  EXPECT_THAT(answer, StartsWith("HTTP/1.1 200 OK\r\n"));
+  EXPECT_THAT(answer, HasSubstr("Connection: close\r\n"));
+  EXPECT_THAT(answer, HasSubstr("\r\n\r\nslow done"));
+  EXPECT_TRUE(slow.WaitForClose(milliseconds(3000)));
+
+  client_thread.join();
+  shutter.join();
+  ASSERT_TRUE(client_result) << client_result.error().message();
+  EXPECT_EQ(client_result->status, 200);
+  EXPECT_EQ(client_result->body, "slow done");
+  EXPECT_GE(shutdown_ms, 150);  // it waited for the handlers
+  EXPECT_LT(shutdown_ms, 4000);
+
+  server->Wait();  // returns at once: stopped
+  RawSocket late(port);
+  EXPECT_FALSE(late.connected());
+  EXPECT_EQ(late.connect_errno(), ECONNREFUSED);
+  auto client = ClientOrDie(port);
+  ASSERT_NE(client, nullptr);
+  Result<HttpResponse> refused = client->Send("GET", "/fast");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), ErrorCode::kUnavailable);
+}
+
+TEST(HttpTest, ShutdownGraceBoundsAnUnfinishedRequest) {
+  HttpServerOptions options = TestOptions();
+  options.shutdown_grace = milliseconds(200);
+  options.request_timeout = milliseconds(10000);
+  auto server = StartOrDie(options, Echo);
+  ASSERT_NE(server, nullptr);
+  // A request that has begun is waited for, but only for shutdown_grace.
+  RawSocket partial(server->port());
+  ASSERT_TRUE(partial.connected());
+  ASSERT_TRUE(partial.Send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc"));
+  std::this_thread::sleep_for(milliseconds(50));  // let the server read it
+  const auto start = Clock::now();
+  server->Shutdown();
+  EXPECT_GE(ElapsedMs(start), 150);
+  EXPECT_LT(ElapsedMs(start), 2000);
+  std::string received;
+  EXPECT_TRUE(partial.WaitForClose(milliseconds(3000), &received));
+  EXPECT_EQ(received, "");
+}
+
+TEST(HttpTest, ShutdownWaitsForARunningHandler) {
+  HttpServerOptions options = TestOptions();
+  options.shutdown_grace = milliseconds(100);
+  Latch entered;
+  auto server = StartOrDie(options, [&](const HttpRequest&) {
+    entered.Arrive();
+    std::this_thread::sleep_for(milliseconds(400));
+    return HttpResponse{200, "late"};
+  });
+  ASSERT_NE(server, nullptr);
+  RawSocket slow(server->port());
+  ASSERT_TRUE(slow.connected());
+  ASSERT_TRUE(slow.Send("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
+  ASSERT_TRUE(entered.WaitFor(1, milliseconds(5000)));
+  const auto start = Clock::now();
+  server->Shutdown();
+  // A handler cannot be interrupted: the worker threads are joined after it
+  // returns, even past the grace period; the connection is then closed.
+  EXPECT_GE(ElapsedMs(start), 250);
+  EXPECT_LT(ElapsedMs(start), 3000);
+  EXPECT_TRUE(slow.WaitForClose(milliseconds(3000)));
+}
+
+TEST(HttpTest, ShutdownIsIdempotentAndWaitReturns) {
+  auto server = StartOrDie(TestOptions(), Echo);
+  ASSERT_NE(server, nullptr);
+  std::atomic<bool> waited{false};
+  std::thread waiter([&] {
+    server->Wait();
+    waited = true;
+  });
+  std::this_thread::sleep_for(milliseconds(50));
+  EXPECT_FALSE(waited.load());
+  std::thread a([&] { server->Shutdown(); });
+  std::thread b([&] { server->Shutdown(); });
+  a.join();
+  b.join();
+  server->Shutdown();
+  waiter.join();
+  EXPECT_TRUE(waited.load());
+  server->Wait();
+  server.reset();  // the destructor shuts down again
+}
+
+TEST(HttpTest, ShutdownFromTheHandlerThread) {
+  std::atomic<HttpServer*> self{nullptr};
+  auto server = StartOrDie(TestOptions(), [&](const HttpRequest& request) {
+    if (request.target == "/quit") self.load()->Shutdown();
+    return HttpResponse{200, "bye"};
+  });
+  ASSERT_NE(server, nullptr);
+  self = server.get();
+  RawSocket raw(server->port());
+  ASSERT_TRUE(raw.connected());
+  ASSERT_TRUE(raw.Send("GET /quit HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const std::string answer = raw.ReadResponse();
+  EXPECT_THAT(answer, StartsWith("HTTP/1.1 200 OK"));
+  EXPECT_THAT(answer, HasSubstr("Connection: close\r\n"));
+  EXPECT_TRUE(raw.WaitForClose(milliseconds(3000)));
+  server->Wait();  // the workers run out of work by themselves
+}
+
+TEST(HttpTest, HandlerExceptionsBecome500) {
+  auto server = StartOrDie(TestOptions(), [](const HttpRequest& request) -> HttpResponse {
+    if (request.target == "/throw") throw std::runtime_error("boom \"quoted\"");
+    if (request.target == "/throw-int") throw 42;
+    if (request.target == "/bad-status") return HttpResponse{42, ""};
+    return HttpResponse{200, "fine"};
+  });
+  ASSERT_NE(server, nullptr);
+  auto client = ClientOrDie(server->port());
+  ASSERT_NE(client, nullptr);
+  Result<HttpResponse> thrown = client->Send("GET", "/throw");
+  ASSERT_TRUE(thrown) << thrown.error().message();
+  EXPECT_EQ(thrown->status, 500);
+  EXPECT_EQ(thrown->body, R"({"message": "internal error: boom \"quoted\""})");
+  Result<HttpResponse> thrown_int = client->Send("GET", "/throw-int");
+  ASSERT_TRUE(thrown_int);
+  EXPECT_EQ(thrown_int->status, 500);
+  EXPECT_THAT(thrown_int->body, HasSubstr("internal error"));
+  Result<HttpResponse> bad_status = client->Send("GET", "/bad-status");
+  ASSERT_TRUE(bad_status);
+  EXPECT_EQ(bad_status->status, 500);
+  Result<HttpResponse> fine = client->Send("GET", "/ok");
+  ASSERT_TRUE(fine);
+  EXPECT_EQ(fine->body, "fine");
+}
+
+TEST(HttpTest, BindFailureIsUnavailable) {
+  auto first = StartOrDie(TestOptions(), Echo);
+  ASSERT_NE(first, nullptr);
+  HttpServerOptions options = TestOptions();
+  options.port = first->port();
+  Result<std::unique_ptr<HttpServer>> second = HttpServer::Start(options, Echo);
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.error().code(), ErrorCode::kUnavailable);
+  EXPECT_THAT(second.error().message(), HasSubstr(fmt::format("127.0.0.1:{}", first->port())));
+  EXPECT_THAT(second.error().message(), HasSubstr("in use"));
+  EXPECT_EQ(second.error().native_code(), EADDRINUSE);
+}
+
+TEST(HttpTest, BadHosts) {
+  HttpServerOptions options = TestOptions();
+  options.host = "no such host!";
+  Result<std::unique_ptr<HttpServer>> unparsable = HttpServer::Start(options, Echo);
+  ASSERT_FALSE(unparsable);
+  EXPECT_EQ(unparsable.error().code(), ErrorCode::kInvalidArgument);
+
+  options.host = "192.0.2.1";  // TEST-NET-1: not an address of this machine
+  Result<std::unique_ptr<HttpServer>> foreign = HttpServer::Start(options, Echo);
+  ASSERT_FALSE(foreign);
+  EXPECT_EQ(foreign.error().code(), ErrorCode::kUnavailable);
+  EXPECT_THAT(foreign.error().message(), HasSubstr("192.0.2.1:0"));
+}
+
+TEST(HttpTest, LocalhostAndIpv6) {
+  HttpServerOptions options = TestOptions();
+  options.host = "localhost";
+  auto server = StartOrDie(options, Echo);
+  ASSERT_NE(server, nullptr);
+  auto client = HttpClient::Create(fmt::format("http://localhost:{}", server->port()));
+  ASSERT_TRUE(client);
+  Result<HttpResponse> response = (*client)->Send("GET", "/local");
+  ASSERT_TRUE(response) << response.error().message();
+  EXPECT_EQ(response->body, "GET /local \n");
+
+  options.host = "::1";
+  Result<std::unique_ptr<HttpServer>> v6 = HttpServer::Start(options, Echo);
+  if (!v6) GTEST_SKIP() << "no IPv6 loopback: " << v6.error().message();
+  auto v6_client = HttpClient::Create(fmt::format("http://[::1]:{}", (*v6)->port()));
+  ASSERT_TRUE(v6_client);
+  Result<HttpResponse> v6_response = (*v6_client)->Send("GET", "/six");
+  ASSERT_TRUE(v6_response) << v6_response.error().message();
+  EXPECT_EQ(v6_response->body, "GET /six \n");
+}
+
+TEST(HttpTest, ClientAgainstClosedPortIsUnavailable) {
+  std::uint16_t port = 0;
+  {
+    auto server = StartOrDie(TestOptions(), Echo);
+    ASSERT_NE(server, nullptr);
+    port = server->port();
+  }
+  auto client = ClientOrDie(port);
+  ASSERT_NE(client, nullptr);
+  const auto start = Clock::now();
+  Result<HttpResponse> response = client->Send("GET", "/");
+  ASSERT_FALSE(response);
+  EXPECT_LT(ElapsedMs(start), 1000);
+  EXPECT_EQ(response.error().code(), ErrorCode::kUnavailable);
+  EXPECT_EQ(response.error().message(), fmt::format("cannot connect to http://127.0.0.1:{}: Connection refused", port));
+  EXPECT_EQ(response.error().native_code(), ECONNREFUSED);
+}
+
+TEST(HttpTest, ClientTimeout) {
+  auto server = StartOrDie(TestOptions(), [](const HttpRequest& request) {
+    if (request.target == "/slow") std::this_thread::sleep_for(milliseconds(600));
+    return HttpResponse{200, "done"};
+  });
+  ASSERT_NE(server, nullptr);
+  HttpClientOptions client_options;
+  client_options.request_timeout = milliseconds(100);
+  auto client = ClientOrDie(server->port(), client_options);
+  ASSERT_NE(client, nullptr);
+  const auto start = Clock::now();
+  Result<HttpResponse> response = client->Send("GET", "/slow");
+  ASSERT_FALSE(response);
+  EXPECT_LT(ElapsedMs(start), 500);
+  EXPECT_EQ(response.error().code(), ErrorCode::kTimeout);
+  EXPECT_EQ(response.error().message(), fmt::format("no response from http://127.0.0.1:{} within 100 ms", server->port()));
+  // The same client works again (on a new connection).
+  Result<HttpResponse> fast = client->Send("GET", "/fast");
+  ASSERT_TRUE(fast) << fast.error().message();
+  EXPECT_EQ(fast->body, "done");
+}
+
+TEST(HttpTest, ClientReconnectsAfterServerRestart) {
+  auto first = StartOrDie(TestOptions(), [](const HttpRequest&) { return HttpResponse{200, "first"}; });
+  ASSERT_NE(first, nullptr);
+  const std::uint16_t port = first->port();
+  auto client = ClientOrDie(port);
+  ASSERT_NE(client, nullptr);
+  Result<HttpResponse> before = client->Send("GET", "/");
+  ASSERT_TRUE(before) << before.error().message();
+  EXPECT_EQ(before->body, "first");
+  first.reset();
+
+  HttpServerOptions options = TestOptions();
+  options.port = port;
+  auto second = StartOrDie(options, [](const HttpRequest&) { return HttpResponse{200, "second"}; });
+  ASSERT_NE(second, nullptr);
+  for (int i = 0; i < 3; ++i) {
+    Result<HttpResponse> after = client->Send("POST", "/", "{}");
+    ASSERT_TRUE(after) << after.error().message();
+    EXPECT_EQ(after->body, "second");
+  }
+}
+
+TEST(HttpTest, ClientCreateRejectsHttps) {
+  Result<std::unique_ptr<HttpClient>> client = HttpClient::Create("https://example.com");
+  ASSERT_FALSE(client);
+  EXPECT_EQ(client.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_THAT(client.error().message(), HasSubstr("only http:// is supported"));
+}
+
+TEST(HttpUrlTest, Table) {
+  struct Good {
+    std::string_view url;
+    std::string_view host;
+    std::uint16_t port;
+    std::string_view prefix;
+  };
+  for (const Good& good : {Good{"http://127.0.0.1:8000", "127.0.0.1", 8000, ""},
+                           Good{"http://localhost", "localhost", 80, ""},
+                           Good{"http://localhost/", "localhost", 80, ""},
+                           Good{"http://bso.example.com:8080/api/", "bso.example.com", 8080, "/api"},
+                           Good{"HTTP://h:1/a/b//", "h", 1, "/a/b"},
+                           Good{"http://[::1]:9000/x", "::1", 9000, "/x"},
+                           Good{"http://[fe80::1]", "fe80::1", 80, ""},
+                           Good{"http://h:65535", "h", 65535, ""}}) {
+    Result<HttpUrl> url = ParseHttpUrl(good.url);
+    ASSERT_TRUE(url) << good.url << ": " << url.error().message();
+    EXPECT_EQ(url->host, good.host) << good.url;
+    EXPECT_EQ(url->port, good.port) << good.url;
+    EXPECT_EQ(url->prefix, good.prefix) << good.url;
+  }
+
+  struct Bad {
+    std::string_view url;
+    std::string_view why;
+  };
+  for (const Bad& bad : {Bad{"https://h:443", "only http:// is supported"},
+                         Bad{"ftp://h", "only http:// is supported"},
+                         Bad{"h:8000", "only http:// is supported"},
+                         Bad{"", "only http:// is supported"},
+                         Bad{"http://", "host is empty"},
+                         Bad{"http://:80", "host is empty"},
+                         Bad{"http://h:0", "bad port"},
+                         Bad{"http://h:65536", "bad port"},
+                         Bad{"http://h:-1", "bad port"},
+                         Bad{"http://h:+1", "bad port"},
+                         Bad{"http://h:80x", "bad port"},
+                         Bad{"http://h:", "bad port"},
+                         Bad{"http://u:p@h", "user information"},
+                         Bad{"http://h/a?x=1", "query"},
+                         Bad{"http://h#f", "query or fragment"},
+                         Bad{"http://h a:1", "bad character"},
+                         Bad{"http://h/a b", "bad character"},
+                         Bad{"http://[::1", "unterminated"},
+                         Bad{"http://[xyz]:1", "IPv6"},
+                         Bad{"http://[::1]x", "after ']'"}}) {
+    Result<HttpUrl> url = ParseHttpUrl(bad.url);
+    ASSERT_FALSE(url) << bad.url;
+    EXPECT_EQ(url.error().code(), ErrorCode::kInvalidArgument) << bad.url;
+    EXPECT_THAT(url.error().message(), HasSubstr(bad.why)) << bad.url;
+  }
+}
+
+}  // namespace
+}  // namespace zeus::bso

@@ -1,0 +1,32 @@
+// Copyright 2026 The Zeus C++ Authors.
+//
+// Maps HTTP requests onto BsoService: the original Zeus REST API
+// (../shared/docs/zeus-reference.md 3.1) plus GET /healthz.
+//
+//   request body or query fails validation -> 422 {"detail": [...], "message"}
+//   service error                          -> HttpStatusFor(code) {"message"}
+//   unknown path 404, known path with another method 405
+//
+// Never throws.
+
+#ifndef ZEUS_SRC_BSO_ROUTER_H_
+#define ZEUS_SRC_BSO_ROUTER_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "bso/http/http.h"
+#include "bso/service.h"
+
+namespace zeus::bso {
+
+HttpResponse HandleBsoRequest(BsoService& service, const HttpRequest& request);
+
+// The value of `name` in the target's query string, percent-decoded
+// ('+' is a space); nullopt when absent.
+std::optional<std::string> QueryParam(std::string_view target, std::string_view name);
+
+}  // namespace zeus::bso
+
+#endif  // ZEUS_SRC_BSO_ROUTER_H_

@@ -1,0 +1,174 @@
+// Copyright 2026 The Zeus C++ Authors.
+
+#include "zeus/bso/server.h"
+
+#include <charconv>
+#include <chrono>
+#include <cstdlib>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "bso/http/http.h"
+#include "bso/router.h"
+#include "bso/service.h"
+#include "bso/sql/sql_connection.h"
+
+namespace zeus::bso {
+namespace {
+
+// One JSON object per line: {"ts": ..., "level": ..., <fields>}.
+std::shared_ptr<spdlog::logger> MakeLogger(const std::string& level) {
+  auto logger = std::make_shared<spdlog::logger>("zeus-bso", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  logger->set_pattern(R"({"ts":"%Y-%m-%dT%H:%M:%S.%fZ","level":"%l",%v})", spdlog::pattern_time_type::utc);
+  logger->set_level(spdlog::level::from_str(level));
+  logger->flush_on(spdlog::level::info);
+  return logger;
+}
+
+// The fields of a log line: a JSON object without its braces.
+std::string Fields(const nlohmann::json& fields) {
+  std::string s = fields.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return s.substr(1, s.size() - 2);
+}
+
+class BsoServerImpl : public BsoServer {
+ public:
+  BsoServerImpl(std::unique_ptr<BsoService> service, std::shared_ptr<spdlog::logger> logger, std::string host)
+      : service_(std::move(service)), logger_(std::move(logger)), host_(std::move(host)) {}
+  ~BsoServerImpl() override {
+    Shutdown();
+    Wait();
+  }
+
+  Status Listen(const ServerOptions& options, const std::string& host, std::uint16_t port) {
+    HttpServerOptions http;
+    http.host = host;
+    http.port = port;
+    http.threads = options.threads;
+    http.max_body_bytes = options.max_body_bytes;
+    http.request_timeout = options.request_timeout;
+    http.shutdown_grace = options.shutdown_grace;
+    const bool access_log = options.access_log;
+    Result<std::unique_ptr<HttpServer>> server = HttpServer::Start(http, [this, access_log](const HttpRequest& r) {
+      const auto start = std::chrono::steady_clock::now();
+      HttpResponse response = HandleBsoRequest(*service_, r);
+      const auto us =
+          std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
+      if (response.status >= 500) {
+        logger_->error(Fields({{"event", "request"}, {"method", r.method}, {"target", r.target},
+                               {"status", response.status}, {"duration_us", us}, {"response", response.body}}));
+      } else if (access_log && logger_->should_log(spdlog::level::info)) {
+        logger_->info(Fields({{"event", "request"}, {"method", r.method}, {"target", r.target},
+                              {"status", response.status}, {"duration_us", us}}));
+      }
+      return response;
+    });
+    if (!server) return Fail(server.error());
+    http_ = std::move(*server);
+    return OkStatus();
+  }
+
+  std::uint16_t port() const override { return http_->port(); }
+  std::string url() const override {
+    const bool v6 = host_.find(':') != std::string::npos;
+    return fmt::format("http://{}{}{}:{}", v6 ? "[" : "", host_, v6 ? "]" : "", port());
+  }
+  void Shutdown() override {
+    if (http_) http_->Shutdown();
+  }
+  void Wait() override {
+    if (http_) http_->Wait();
+  }
+
+ private:
+  std::unique_ptr<BsoService> service_;
+  std::shared_ptr<spdlog::logger> logger_;
+  std::string host_;
+  std::unique_ptr<HttpServer> http_;
+};
+
+}  // namespace
+
+Status ParseListenAddress(const std::string& listen, std::string& host, std::uint16_t& port) {
+  const std::size_t colon = listen.rfind(':');
+  auto bad = [&]() {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("bad listen address '{}': expected HOST:PORT, e.g. 127.0.0.1:8000 or [::1]:8000", listen));
+  };
+  if (colon == std::string::npos || colon == 0) return bad();
+  host = listen.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  const std::string port_text = listen.substr(colon + 1);
+  unsigned value = 0;
+  const auto [ptr, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), value);
+  if (port_text.empty() || ec != std::errc() || ptr != port_text.data() + port_text.size() || value > 65535) {
+    return bad();
+  }
+  port = static_cast<std::uint16_t>(value);
+  return OkStatus();
+}
+
+Status ApplyServerEnvironment(ServerOptions& options) {
+  auto get = [](const char* name) -> std::optional<std::string> {
+    const char* v = std::getenv(name);
+    if (v == nullptr || *v == '\0') return std::nullopt;
+    return std::string(v);
+  };
+  if (auto v = get("ZEUS_BSO_LISTEN")) options.listen = *v;
+  if (auto v = get("ZEUS_BSO_DATABASE_URL")) options.database_url = *v;
+  if (auto v = get("ZEUS_BSO_THREADS")) {
+    int threads = -1;
+    const auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), threads);
+    if (ec != std::errc() || ptr != v->data() + v->size() || threads < 0) {
+      return Fail(ErrorCode::kInvalidArgument, fmt::format("ZEUS_BSO_THREADS='{}': expected an integer >= 0", *v));
+    }
+    options.threads = threads;
+  }
+  if (auto v = get("ZEUS_BSO_LOG_LEVEL")) {
+    std::string level = *v;
+    for (char& c : level) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (level == "warning") level = "warn";
+    if (level == "notset") level = "trace";
+    if (level == "critical") level = "error";
+    if (spdlog::level::from_str(level) == spdlog::level::off && level != "off") {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("ZEUS_BSO_LOG_LEVEL='{}': expected trace, debug, info, warn, error or off", *v));
+    }
+    options.log_level = level;
+  }
+  if (auto v = get("ZEUS_BSO_ACCESS_LOG")) {
+    if (*v == "true" || *v == "1") {
+      options.access_log = true;
+    } else if (*v == "false" || *v == "0") {
+      options.access_log = false;
+    } else {
+      return Fail(ErrorCode::kInvalidArgument, fmt::format("ZEUS_BSO_ACCESS_LOG='{}': expected true or false", *v));
+    }
+  }
+  return OkStatus();
+}
+
+Result<std::unique_ptr<BsoServer>> BsoServer::Start(const ServerOptions& options) {
+  std::string host;
+  std::uint16_t port = 0;
+  if (Status s = ParseListenAddress(options.listen, host, port); !s) return Fail(s.error());
+  auto logger = MakeLogger(options.log_level);
+  Result<std::unique_ptr<BsoService>> service = BsoService::Open(options.database_url);
+  if (!service) {
+    return Fail(service.error().WithContext(
+        fmt::format("cannot open the database {}", RedactDatabaseUrl(options.database_url))));
+  }
+  const SqlDialect dialect = (*service)->dialect();
+  auto server = std::make_unique<BsoServerImpl>(std::move(*service), logger, host);
+  if (Status s = server->Listen(options, host, port); !s) return Fail(s.error());
+  logger->info(Fields({{"event", "listening"},
+                       {"url", server->url()},
+                       {"database", RedactDatabaseUrl(options.database_url)},
+                       {"dialect", dialect == SqlDialect::kPostgres ? "postgresql" : "sqlite"}}));
+  return std::unique_ptr<BsoServer>(std::move(server));
+}
+
+}  // namespace zeus::bso

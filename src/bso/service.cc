@@ -1,0 +1,708 @@
+// Copyright 2026 The Zeus C++ Authors.
+
+#include "bso/service.h"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <limits>
+#include <random>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "bso/schema.h"
+#include "zeus/optimizer/cost.h"
+#include "zeus/optimizer/early_stopping.h"
+#include "zeus/optimizer/gaussian_ts.h"
+#include "zeus/optimizer/numpy_random.h"
+#include "zeus/optimizer/pruning.h"
+
+namespace zeus::bso {
+namespace {
+
+using optimizer::NumpyRandom;
+using optimizer::NumpyRandomState;
+
+constexpr int kMaxAttempts = 8;
+
+std::int64_t NowUs() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Error propagation for Result-returning expressions inside the service.
+#define BSO_TRY(var, expr)                    \
+  auto var##_result = (expr);                 \
+  if (!var##_result) return Fail(var##_result.error()); \
+  auto& var = *var##_result
+#define BSO_CHECK(expr)                         \
+  do {                                          \
+    if (auto status_ = (expr); !status_) return Fail(status_.error()); \
+  } while (false)
+
+// ---- generator state ------------------------------------------------------
+
+std::string Hex128(std::uint64_t high, std::uint64_t low) { return fmt::format("0x{:016x}{:016x}", high, low); }
+
+bool ParseHex128(const std::string& text, std::uint64_t& high, std::uint64_t& low) {
+  if (text.size() != 34 || !text.starts_with("0x")) return false;
+  auto parse = [](std::string_view digits, std::uint64_t& out) {
+    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), out, 16);
+    return ec == std::errc() && ptr == digits.data() + digits.size();
+  };
+  return parse(std::string_view(text).substr(2, 16), high) && parse(std::string_view(text).substr(18, 16), low);
+}
+
+std::string RngStateJson(const NumpyRandomState& s) {
+  nlohmann::json j{{"bit_generator", "PCG64"},
+                   {"state",
+                    {{"state", Hex128(s.pcg.state_high, s.pcg.state_low)},
+                     {"inc", Hex128(s.pcg.inc_high, s.pcg.inc_low)}}},
+                   {"has_uint32", s.has_uint32 ? 1 : 0},
+                   {"uinteger", s.uinteger}};
+  return j.dump();
+}
+
+Result<NumpyRandomState> ParseRngState(const std::string& text) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  NumpyRandomState s;
+  try {
+    if (!j.is_discarded() && j.value("bit_generator", "") == "PCG64" &&
+        ParseHex128(j.at("state").at("state").get<std::string>(), s.pcg.state_high, s.pcg.state_low) &&
+        ParseHex128(j.at("state").at("inc").get<std::string>(), s.pcg.inc_high, s.pcg.inc_low)) {
+      s.has_uint32 = j.at("has_uint32").get<int>() != 0;
+      s.uinteger = j.at("uinteger").get<std::uint32_t>();
+      return s;
+    }
+  } catch (const nlohmann::json::exception&) {
+  }
+  return Fail(ErrorCode::kInternal, "the stored random generator state is corrupt");
+}
+
+// ---- rows -------------------------------------------------------------------
+
+struct JobRow {
+  JobSpec spec;
+  std::string rng_state;
+  bool bandit_stage = false;
+  std::optional<double> min_cost;
+  int min_cost_batch_size = 0;
+  int next_trial_number = 1;
+};
+
+constexpr std::string_view kJobColumns =
+    "job_id, job_id_prefix, default_batch_size, higher_is_better_metric, eta_knob, beta_knob, target_metric, "
+    "max_epochs, num_pruning_rounds, window_size, max_power, number_of_gpus, gpu_model, mab_prior_mean, "
+    "mab_prior_precision, mab_num_explorations, mab_seed, rng_state, stage, min_cost, min_cost_batch_size, "
+    "next_trial_number, batch_sizes";
+
+Result<JobRow> ReadJob(const SqlRow& row) {
+  JobRow j;
+  JobSpec& s = j.spec;
+  BSO_TRY(job_id, row.Text(0));
+  s.job_id = job_id;
+  BSO_TRY(prefix, row.Text(1));
+  s.job_id_prefix = prefix;
+  BSO_TRY(default_bs, row.Int(2));
+  s.default_batch_size = static_cast<int>(default_bs);
+  BSO_TRY(higher, row.Int(3));
+  s.higher_is_better_metric = higher != 0;
+  BSO_TRY(eta, row.Double(4));
+  s.eta_knob = eta;
+  BSO_TRY(beta, row.OptionalDouble(5));
+  s.beta_knob = beta;
+  BSO_TRY(target, row.Double(6));
+  s.target_metric = target;
+  BSO_TRY(max_epochs, row.Int(7));
+  s.max_epochs = static_cast<int>(max_epochs);
+  BSO_TRY(rounds, row.Int(8));
+  s.num_pruning_rounds = static_cast<int>(rounds);
+  BSO_TRY(window, row.Int(9));
+  s.window_size = static_cast<int>(window);
+  BSO_TRY(max_power, row.Double(10));
+  s.max_power = max_power;
+  BSO_TRY(gpus, row.Int(11));
+  s.number_of_gpus = static_cast<int>(gpus);
+  BSO_TRY(model, row.Text(12));
+  s.gpu_model = model;
+  BSO_TRY(prior_mean, row.Double(13));
+  s.mab_prior_mean = prior_mean;
+  BSO_TRY(prior_precision, row.Double(14));
+  s.mab_prior_precision = prior_precision;
+  BSO_TRY(explorations, row.Int(15));
+  s.mab_num_explorations = static_cast<int>(explorations);
+  BSO_TRY(seed, row.OptionalInt(16));
+  s.mab_seed = seed;
+  BSO_TRY(rng, row.Text(17));
+  j.rng_state = rng;
+  BSO_TRY(stage, row.Text(18));
+  j.bandit_stage = stage == "MAB";
+  BSO_TRY(min_cost, row.OptionalDouble(19));
+  j.min_cost = min_cost;
+  BSO_TRY(min_bs, row.Int(20));
+  j.min_cost_batch_size = static_cast<int>(min_bs);
+  BSO_TRY(next, row.Int(21));
+  j.next_trial_number = static_cast<int>(next);
+  BSO_TRY(sizes, row.Text(22));
+  const nlohmann::json list = nlohmann::json::parse(sizes, nullptr, false);
+  if (!list.is_array()) return Fail(ErrorCode::kInternal, fmt::format("job {}: corrupt batch_sizes", *s.job_id));
+  for (const nlohmann::json& bs : list) {
+    if (!bs.is_number_integer()) return Fail(ErrorCode::kInternal, fmt::format("job {}: corrupt batch_sizes", *s.job_id));
+    s.batch_sizes.push_back(bs.get<int>());
+  }
+  return j;
+}
+
+constexpr std::string_view kTrialColumns =
+    "job_id, trial_number, batch_size, type, status, start_us, end_us, time, energy, converged";
+
+Result<TrialRecord> ReadTrial(const SqlRow& row) {
+  TrialRecord t;
+  BSO_TRY(job_id, row.Text(0));
+  t.job_id = job_id;
+  BSO_TRY(number, row.Int(1));
+  t.trial_number = static_cast<int>(number);
+  BSO_TRY(bs, row.Int(2));
+  t.batch_size = static_cast<int>(bs);
+  BSO_TRY(type, row.Text(3));
+  t.type = type == "Exploration" ? TrialType::kExploration
+           : type == "Concurrent" ? TrialType::kConcurrent
+                                  : TrialType::kMab;
+  BSO_TRY(status, row.Text(4));
+  t.status = status == "Dispatched"  ? TrialStatus::kDispatched
+             : status == "Succeeded" ? TrialStatus::kSucceeded
+                                     : TrialStatus::kFailed;
+  BSO_TRY(start, row.Int(5));
+  t.start_us = start;
+  BSO_TRY(end, row.OptionalInt(6));
+  t.end_us = end;
+  BSO_TRY(time, row.OptionalDouble(7));
+  t.time = time;
+  BSO_TRY(energy, row.OptionalDouble(8));
+  t.energy = energy;
+  BSO_TRY(converged, row.OptionalInt(9));
+  if (converged) t.converged = *converged != 0;
+  return t;
+}
+
+SqlValue Opt(const std::optional<double>& v) { return v ? SqlValue(*v) : SqlValue(std::monostate{}); }
+SqlValue Opt(const std::optional<std::int64_t>& v) { return v ? SqlValue(*v) : SqlValue(std::monostate{}); }
+SqlValue I(std::int64_t v) { return SqlValue(v); }
+
+// ---- queries ----------------------------------------------------------------
+
+Result<std::optional<JobRow>> LoadJob(SqlConnection& c, const std::string& job_id, bool lock) {
+  std::string sql = fmt::format("SELECT {} FROM bso_job WHERE job_id = $1", kJobColumns);
+  if (lock && c.dialect() == SqlDialect::kPostgres) sql += " FOR UPDATE";
+  const std::vector<SqlValue> params = {job_id};
+  BSO_TRY(rows, c.Query(sql, params));
+  if (rows.empty()) return std::optional<JobRow>();
+  BSO_TRY(job, ReadJob(rows.front()));
+  return std::optional<JobRow>(std::move(job));
+}
+
+Result<std::vector<TrialRecord>> LoadTrials(SqlConnection& c, const std::string& job_id) {
+  const std::vector<SqlValue> params = {job_id};
+  BSO_TRY(rows, c.Query(fmt::format("SELECT {} FROM bso_trial WHERE job_id = $1 ORDER BY trial_number", kTrialColumns),
+                        params));
+  std::vector<TrialRecord> out;
+  out.reserve(rows.size());
+  for (const SqlRow& r : rows) {
+    BSO_TRY(t, ReadTrial(r));
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+Result<std::optional<TrialRecord>> LoadTrial(SqlConnection& c, const std::string& job_id, int trial_number) {
+  const std::vector<SqlValue> params = {job_id, I(trial_number)};
+  BSO_TRY(rows, c.Query(fmt::format("SELECT {} FROM bso_trial WHERE job_id = $1 AND trial_number = $2", kTrialColumns),
+                        params));
+  if (rows.empty()) return std::optional<TrialRecord>();
+  BSO_TRY(t, ReadTrial(rows.front()));
+  return std::optional<TrialRecord>(std::move(t));
+}
+
+Result<std::vector<ArmRecord>> LoadArms(SqlConnection& c, const std::string& job_id) {
+  const std::vector<SqlValue> params = {job_id};
+  BSO_TRY(rows, c.Query("SELECT batch_size, mean, precision_, num_observations FROM bso_arm WHERE job_id = $1 "
+                        "ORDER BY batch_size",
+                        params));
+  std::vector<ArmRecord> out;
+  for (const SqlRow& r : rows) {
+    ArmRecord a;
+    BSO_TRY(bs, r.Int(0));
+    a.batch_size = static_cast<int>(bs);
+    BSO_TRY(mean, r.Double(1));
+    a.mean = mean;
+    BSO_TRY(precision, r.Double(2));
+    a.precision = precision;
+    BSO_TRY(n, r.Int(3));
+    a.num_observations = static_cast<int>(n);
+    out.push_back(a);
+  }
+  return out;
+}
+
+// Rewards (-cost) of the succeeded trials of one batch size, oldest first;
+// the newest `window` of them when window > 0.
+Result<std::vector<double>> ArmRewards(SqlConnection& c, const JobRow& job, int batch_size) {
+  const std::vector<SqlValue> params = {*job.spec.job_id, I(batch_size)};
+  std::string sql =
+      "SELECT time, energy FROM bso_trial WHERE job_id = $1 AND batch_size = $2 AND status = 'Succeeded' "
+      "ORDER BY trial_number DESC";
+  if (job.spec.window_size > 0) sql += fmt::format(" LIMIT {}", job.spec.window_size);
+  BSO_TRY(rows, c.Query(sql, params));
+  std::vector<double> rewards;
+  rewards.reserve(rows.size());
+  for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
+    BSO_TRY(time, it->Double(0));
+    BSO_TRY(energy, it->Double(1));
+    rewards.push_back(-optimizer::ZeusCost(energy, time, job.spec.eta_knob, job.spec.max_power));
+  }
+  return rewards;
+}
+
+optimizer::GaussianTsOptions BanditOptions(const JobSpec& s) {
+  optimizer::GaussianTsOptions o;
+  o.prior_mean = s.mab_prior_mean;
+  o.prior_precision = s.mab_prior_precision;
+  o.num_explorations = s.mab_num_explorations;
+  o.window_size = s.window_size;
+  return o;
+}
+
+// Writes an arm; returns whether a row was written (an update of a batch
+// size that is not an arm writes none).
+Result<bool> WriteArm(SqlConnection& c, const JobRow& job, const optimizer::ArmPosterior& arm, bool insert) {
+  const std::vector<SqlValue> params = {*job.spec.job_id, I(arm.arm), arm.mean, arm.precision,
+                                        I(arm.num_observations)};
+  const std::string_view sql =
+      insert ? "INSERT INTO bso_arm (job_id, batch_size, mean, precision_, num_observations) VALUES ($1, $2, $3, $4, $5)"
+             : "UPDATE bso_arm SET mean = $3, precision_ = $4, num_observations = $5 "
+               "WHERE job_id = $1 AND batch_size = $2";
+  BSO_TRY(changed, c.Execute(sql, params));
+  return changed > 0;
+}
+
+Status SaveJobState(SqlConnection& c, const JobRow& job) {
+  const std::vector<SqlValue> params = {*job.spec.job_id,
+                                        std::string(job.bandit_stage ? "MAB" : "Pruning"),
+                                        Opt(job.min_cost),
+                                        I(job.min_cost_batch_size),
+                                        I(job.next_trial_number),
+                                        job.rng_state};
+  BSO_TRY(changed, c.Execute("UPDATE bso_job SET stage = $2, min_cost = $3, min_cost_batch_size = $4, "
+                             "next_trial_number = $5, rng_state = $6 WHERE job_id = $1",
+                             params));
+  (void)changed;
+  return OkStatus();
+}
+
+Result<TrialId> CreateTrial(SqlConnection& c, JobRow& job, int batch_size, TrialType type) {
+  const int number = job.next_trial_number++;
+  const std::vector<SqlValue> params = {*job.spec.job_id, I(number), I(batch_size), std::string(TrialTypeName(type)),
+                                        I(NowUs())};
+  BSO_TRY(changed, c.Execute("INSERT INTO bso_trial (job_id, trial_number, batch_size, type, status, start_us) "
+                             "VALUES ($1, $2, $3, $4, 'Dispatched', $5)",
+                             params));
+  (void)changed;
+  BSO_CHECK(SaveJobState(c, job));
+  return TrialId{*job.spec.job_id, batch_size, number, type};
+}
+
+double TrialCost(const JobRow& job, double energy, double time) {
+  return optimizer::ZeusCost(energy, time, job.spec.eta_knob, job.spec.max_power);
+}
+
+// Builds the bandit over the survivors of pruning.
+Status BuildBandit(SqlConnection& c, JobRow& job, const std::vector<int>& survivors) {
+  const optimizer::GaussianTsOptions options = BanditOptions(job.spec);
+  for (int bs : survivors) {
+    BSO_TRY(rewards, ArmRewards(c, job, bs));
+    BSO_TRY(written, WriteArm(c, job, optimizer::FitArm(bs, rewards, options), /*insert=*/true));
+    (void)written;
+  }
+  job.bandit_stage = true;
+  return OkStatus();
+}
+
+Result<TrialId> ThompsonTrial(SqlConnection& c, JobRow& job) {
+  BSO_TRY(arms, LoadArms(c, *job.spec.job_id));
+  if (arms.empty()) return Fail(ErrorCode::kInternal, fmt::format("job {} has no bandit arms", *job.spec.job_id));
+  std::vector<optimizer::ArmPosterior> posteriors;
+  for (const ArmRecord& a : arms) posteriors.push_back({a.batch_size, a.num_observations, a.mean, a.precision});
+  BSO_TRY(state, ParseRngState(job.rng_state));
+  NumpyRandom rng(state);
+  const int bs = optimizer::ThompsonChoose(posteriors, job.spec.mab_num_explorations, rng, nullptr);
+  job.rng_state = RngStateJson(rng.full_state());
+  return CreateTrial(c, job, bs, TrialType::kMab);
+}
+
+// The pruning decision, replayed from the stored explorations (the explorer
+// is a pure state machine; failed explorations are invisible to it).
+Result<TrialId> PruningTrial(SqlConnection& c, JobRow& job) {
+  BSO_TRY(trials, LoadTrials(c, *job.spec.job_id));
+  BSO_TRY(explorer, optimizer::PruningExplorer::Create(job.spec.batch_sizes, job.spec.default_batch_size,
+                                                       job.spec.num_pruning_rounds));
+  for (const TrialRecord& t : trials) {
+    if (t.type != TrialType::kExploration || t.status == TrialStatus::kFailed) continue;
+    if (t.status == TrialStatus::kDispatched) {
+      // An exploration is running: serve the best known batch size meanwhile.
+      return CreateTrial(c, job, job.min_cost_batch_size, TrialType::kConcurrent);
+    }
+    if (Status s = explorer.Observe(t.batch_size, TrialCost(job, t.energy.value_or(0), t.time.value_or(0)),
+                                    t.converged.value_or(false));
+        !s) {
+      return Fail(ErrorCode::kInternal, fmt::format("job {}: stored explorations do not follow the pruning order: {}",
+                                                    *job.spec.job_id, s.error().message()));
+    }
+  }
+  if (std::optional<int> next = explorer.Next()) return CreateTrial(c, job, *next, TrialType::kExploration);
+  if (explorer.failed()) {
+    return Fail(ErrorCode::kFailedPrecondition,
+                fmt::format("job {}: no batch size reached the target metric during pruning; register the job again "
+                            "with a reachable target_metric or more max_epochs",
+                            *job.spec.job_id));
+  }
+  BSO_CHECK(BuildBandit(c, job, explorer.survivors()));
+  return ThompsonTrial(c, job);
+}
+
+std::string FormatNumber(double v) { return fmt::format("{}", v); }
+
+}  // namespace
+
+std::string_view TrialStatusName(TrialStatus status) {
+  switch (status) {
+    case TrialStatus::kDispatched: return "Dispatched";
+    case TrialStatus::kSucceeded: return "Succeeded";
+    case TrialStatus::kFailed: return "Failed";
+  }
+  return "Failed";
+}
+
+int HttpStatusFor(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kOk: return 200;
+    case ErrorCode::kInvalidArgument: return 400;
+    case ErrorCode::kPermissionDenied: return 403;
+    case ErrorCode::kNotFound: return 404;
+    case ErrorCode::kAlreadyExists:
+    case ErrorCode::kFailedPrecondition: return 409;
+    case ErrorCode::kAborted:
+    case ErrorCode::kUnavailable:
+    case ErrorCode::kTimeout: return 503;
+    case ErrorCode::kNotSupported:
+    case ErrorCode::kDeviceLost:
+    case ErrorCode::kIoError:
+    case ErrorCode::kInternal: return 500;
+  }
+  return 500;
+}
+
+// ---- BsoService -----------------------------------------------------------
+
+Result<std::unique_ptr<BsoService>> BsoService::Open(const std::string& database_url) {
+  // Each pooled connection to an in-memory SQLite database would see a
+  // different, empty database.
+  if (database_url.starts_with("sqlite") &&
+      (database_url.ends_with("://") || database_url.ends_with(":memory:"))) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("{}: the batch-size service needs a database file, e.g. sqlite:///zeus_bso.db",
+                            database_url));
+  }
+  BSO_TRY(connection, OpenSqlConnection(database_url));
+  BSO_CHECK(MigrateSchema(*connection));
+  std::unique_ptr<BsoService> service(new BsoService(database_url, connection->dialect()));
+  service->Release(std::move(connection));
+  return service;
+}
+
+Result<std::unique_ptr<SqlConnection>> BsoService::Acquire() {
+  {
+    std::lock_guard lock(mu_);
+    if (!idle_.empty()) {
+      std::unique_ptr<SqlConnection> c = std::move(idle_.back());
+      idle_.pop_back();
+      return c;
+    }
+  }
+  return OpenSqlConnection(url_);
+}
+
+void BsoService::Release(std::unique_ptr<SqlConnection> connection) {
+  std::lock_guard lock(mu_);
+  idle_.push_back(std::move(connection));
+}
+
+std::uint64_t BsoService::retries() const {
+  std::lock_guard lock(const_cast<std::mutex&>(mu_));
+  return retries_;
+}
+
+template <class T, class Fn>
+Result<T> BsoService::Transact(Fn&& fn) {
+  std::optional<Error> last;
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    if (attempt > 0) {
+      {
+        std::lock_guard lock(mu_);
+        ++retries_;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::min(1 << attempt, 100)));
+    }
+    Result<std::unique_ptr<SqlConnection>> connection = Acquire();
+    if (!connection) {
+      last = connection.error();
+      if (last->code() == ErrorCode::kUnavailable) continue;
+      return Fail(*last);
+    }
+    SqlConnection& c = **connection;
+    // SQLite has one writer at a time; queueing this process's writers here
+    // keeps them out of SQLite's busy handler, which sleeps.
+    std::unique_lock<std::mutex> writer;
+    if (dialect_ == SqlDialect::kSqlite) writer = std::unique_lock<std::mutex>(sqlite_writer_mu_);
+    if (Status s = c.Begin(); !s) {
+      last = s.error();
+      // A broken connection is dropped, not returned to the pool.
+      if (last->code() == ErrorCode::kAborted) {
+        Release(std::move(*connection));
+        continue;
+      }
+      if (last->code() == ErrorCode::kUnavailable) continue;
+      return Fail(*last);
+    }
+    Result<T> result = fn(c);
+    if (result) {
+      if (Status s = c.Commit(); !s) {
+        last = s.error();
+        if (last->code() == ErrorCode::kAborted) {
+          Release(std::move(*connection));
+          continue;
+        }
+        if (last->code() == ErrorCode::kUnavailable) continue;
+        return Fail(*last);
+      }
+      Release(std::move(*connection));
+      return result;
+    }
+    c.Rollback();
+    last = result.error();
+    if (last->code() == ErrorCode::kAborted) {
+      Release(std::move(*connection));
+      continue;
+    }
+    if (last->code() == ErrorCode::kUnavailable) continue;
+    Release(std::move(*connection));
+    return result;
+  }
+  return Fail(last->WithContext(fmt::format("gave up after {} attempts", kMaxAttempts)));
+}
+
+Result<RegisterResult> BsoService::RegisterJob(JobSpec spec) {
+  // A job without mab_seed gets a random one, kept only in its generator
+  // state (the job's spec keeps mab_seed null).
+  std::random_device entropy;
+  const std::uint64_t seed = spec.mab_seed ? static_cast<std::uint64_t>(*spec.mab_seed)
+                                           : (static_cast<std::uint64_t>(entropy()) << 31) ^ entropy();
+  const std::string rng_state = RngStateJson(NumpyRandom(seed).full_state());
+  const bool generate = !spec.job_id.has_value();
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    if (generate) spec.job_id = fmt::format("{}-{:08x}", spec.job_id_prefix, entropy());
+    Result<RegisterResult> result = Transact<RegisterResult>([&](SqlConnection& c) -> Result<RegisterResult> {
+      BSO_TRY(existing, LoadJob(c, *spec.job_id, /*lock=*/false));
+      if (existing) {
+        if (generate) return Fail(ErrorCode::kAlreadyExists, "generated job id collided");
+        if (existing->spec == spec) return RegisterResult{existing->spec, false};
+        return Fail(ErrorCode::kAlreadyExists,
+                    fmt::format("job {} exists with a different configuration; register under another job_id, or "
+                                "DELETE /jobs?job_id={} first",
+                                *spec.job_id, *spec.job_id));
+      }
+      const JobSpec& s = spec;
+      const std::vector<SqlValue> params = {*s.job_id,
+                                            s.job_id_prefix,
+                                            I(s.default_batch_size),
+                                            I(s.higher_is_better_metric ? 1 : 0),
+                                            s.eta_knob,
+                                            Opt(s.beta_knob),
+                                            s.target_metric,
+                                            I(s.max_epochs),
+                                            I(s.num_pruning_rounds),
+                                            I(s.window_size),
+                                            s.max_power,
+                                            I(s.number_of_gpus),
+                                            s.gpu_model,
+                                            s.mab_prior_mean,
+                                            s.mab_prior_precision,
+                                            I(s.mab_num_explorations),
+                                            Opt(s.mab_seed),
+                                            rng_state,
+                                            std::string("Pruning"),
+                                            SqlValue(std::monostate{}),
+                                            I(s.default_batch_size),
+                                            I(1),
+                                            nlohmann::json(s.batch_sizes).dump(),
+                                            I(NowUs())};
+      BSO_TRY(inserted, c.Execute(fmt::format("INSERT INTO bso_job ({}, created_us) VALUES ($1, $2, $3, $4, $5, $6, "
+                                              "$7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, "
+                                              "$21, $22, $23, $24)",
+                                              kJobColumns),
+                                  params));
+      (void)inserted;
+      for (int bs : s.batch_sizes) {
+        const std::vector<SqlValue> p = {*s.job_id, I(bs)};
+        BSO_TRY(n, c.Execute("INSERT INTO bso_batch_size (job_id, batch_size) VALUES ($1, $2)", p));
+        (void)n;
+      }
+      return RegisterResult{s, true};
+    });
+    if (result) return result;
+    if (result.error().code() != ErrorCode::kAlreadyExists) return result;
+    if (!generate) {
+      // The id exists (perhaps a concurrent registration won the insert):
+      // compare with what is stored.
+      Result<RegisterResult> again = Transact<RegisterResult>([&](SqlConnection& c) -> Result<RegisterResult> {
+        BSO_TRY(existing, LoadJob(c, *spec.job_id, false));
+        if (existing && existing->spec == spec) return RegisterResult{existing->spec, false};
+        return Fail(ErrorCode::kAlreadyExists,
+                    fmt::format("job {} exists with a different configuration", *spec.job_id));
+      });
+      return again;
+    }
+  }
+  return Fail(ErrorCode::kInternal, "could not generate an unused job id");
+}
+
+Result<TrialId> BsoService::NextBatchSize(const std::string& job_id) {
+  return Transact<TrialId>([&](SqlConnection& c) -> Result<TrialId> {
+    BSO_TRY(job, LoadJob(c, job_id, /*lock=*/true));
+    if (!job) return Fail(ErrorCode::kInvalidArgument, fmt::format("unknown job_id '{}'; register it with POST /jobs", job_id));
+    if (job->bandit_stage) return ThompsonTrial(c, *job);
+    return PruningTrial(c, *job);
+  });
+}
+
+Result<ReportResponse> BsoService::Report(const TrainingResult& result) {
+  return Transact<ReportResponse>([&](SqlConnection& c) -> Result<ReportResponse> {
+    BSO_TRY(job, LoadJob(c, result.job_id, /*lock=*/true));
+    if (!job) {
+      return Fail(ErrorCode::kInvalidArgument, fmt::format("unknown job_id '{}'", result.job_id));
+    }
+    BSO_TRY(trial, LoadTrial(c, result.job_id, result.trial_number));
+    if (!trial) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("job {} has no trial {}", result.job_id, result.trial_number));
+    }
+    if (trial->batch_size != result.batch_size) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("trial {} of job {} runs batch size {}, not {}", result.trial_number, result.job_id,
+                              trial->batch_size, result.batch_size));
+    }
+    if (trial->status == TrialStatus::kFailed) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("trial {} of job {} was marked failed; get a new batch size", result.trial_number,
+                              result.job_id));
+    }
+    if (trial->status == TrialStatus::kSucceeded) {
+      return ReportResponse{true, trial->converged.value_or(false),
+                            fmt::format("Result for this trial({}) is already reported.", result.trial_number)};
+    }
+    const JobSpec& s = job->spec;
+    const double cost = TrialCost(*job, result.energy, result.time);
+    const double cost_ub = (s.beta_knob && job->min_cost) ? optimizer::CostUpperBound(*s.beta_knob, *job->min_cost)
+                                                          : std::numeric_limits<double>::infinity();
+    const bool within = optimizer::WithinCostBudget(cost, cost_ub);
+    const bool reached = s.higher_is_better_metric ? result.metric >= s.target_metric : result.metric <= s.target_metric;
+    if (within && result.current_epoch < s.max_epochs && !reached && !result.finished) {
+      return ReportResponse{false, false, "Stop condition not met, keep training"};
+    }
+    std::string message;
+    if (reached && within) {
+      message = "Train succeeded";
+    } else if (!within) {
+      message = fmt::format("Batch Size({}) exceeded the cost upper bound: current cost({}) > beta_knob({})*min_cost({})",
+                            result.batch_size, FormatNumber(cost), FormatNumber(*s.beta_knob),
+                            FormatNumber(*job->min_cost));
+    } else if (result.current_epoch >= s.max_epochs) {
+      message = fmt::format("Train failed to converge within max_epoch({})", s.max_epochs);
+    } else {
+      message = fmt::format("Training stopped by the client at epoch {} before reaching the target",
+                            result.current_epoch);
+    }
+    const bool converged = reached && within;
+    const std::vector<SqlValue> params = {result.job_id,  I(result.trial_number), I(NowUs()),
+                                          result.time,    result.energy,          I(converged ? 1 : 0)};
+    BSO_TRY(changed, c.Execute("UPDATE bso_trial SET status = 'Succeeded', end_us = $3, time = $4, energy = $5, "
+                               "converged = $6 WHERE job_id = $1 AND trial_number = $2",
+                               params));
+    (void)changed;
+    if (converged && (!job->min_cost || cost < *job->min_cost)) {
+      job->min_cost = cost;
+      job->min_cost_batch_size = result.batch_size;
+      BSO_CHECK(SaveJobState(c, *job));
+    }
+    if (job->bandit_stage) {
+      // Refit the arm (no row is written when the batch size was pruned).
+      BSO_TRY(rewards, ArmRewards(c, *job, result.batch_size));
+      BSO_TRY(written, WriteArm(c, *job, optimizer::FitArm(result.batch_size, rewards, BanditOptions(s)), false));
+      (void)written;
+    }
+    return ReportResponse{true, converged, message};
+  });
+}
+
+Status BsoService::EndTrial(const TrialId& trial) {
+  return Transact<void>([&](SqlConnection& c) -> Status {
+    BSO_TRY(job, LoadJob(c, trial.job_id, /*lock=*/true));
+    BSO_TRY(stored, LoadTrial(c, trial.job_id, trial.trial_number));
+    if (!job || !stored) {
+      return Fail(ErrorCode::kNotFound, fmt::format("job {} has no trial {}", trial.job_id, trial.trial_number));
+    }
+    if (stored->status != TrialStatus::kDispatched) return OkStatus();
+    const std::vector<SqlValue> params = {trial.job_id, I(trial.trial_number), I(NowUs())};
+    BSO_TRY(changed, c.Execute("UPDATE bso_trial SET status = 'Failed', end_us = $3 "
+                               "WHERE job_id = $1 AND trial_number = $2",
+                               params));
+    (void)changed;
+    return OkStatus();
+  });
+}
+
+Status BsoService::DeleteJob(const std::string& job_id) {
+  return Transact<void>([&](SqlConnection& c) -> Status {
+    const std::vector<SqlValue> params = {job_id};
+    BSO_TRY(deleted, c.Execute("DELETE FROM bso_job WHERE job_id = $1", params));
+    if (deleted == 0) return Fail(ErrorCode::kNotFound, "No job was deleted.");
+    return OkStatus();
+  });
+}
+
+Status BsoService::Health() {
+  return Transact<void>([&](SqlConnection& c) -> Status {
+    BSO_TRY(rows, c.Query("SELECT 1"));
+    (void)rows;
+    return OkStatus();
+  });
+}
+
+Result<std::vector<TrialRecord>> BsoService::Trials(const std::string& job_id) {
+  return Transact<std::vector<TrialRecord>>([&](SqlConnection& c) { return LoadTrials(c, job_id); });
+}
+
+Result<std::vector<ArmRecord>> BsoService::Arms(const std::string& job_id) {
+  return Transact<std::vector<ArmRecord>>([&](SqlConnection& c) { return LoadArms(c, job_id); });
+}
+
+Result<JobState> BsoService::State(const std::string& job_id) {
+  return Transact<JobState>([&](SqlConnection& c) -> Result<JobState> {
+    BSO_TRY(job, LoadJob(c, job_id, false));
+    if (!job) return Fail(ErrorCode::kNotFound, fmt::format("unknown job_id '{}'", job_id));
+    return JobState{job->bandit_stage, job->min_cost, job->min_cost_batch_size, job->next_trial_number};
+  });
+}
+
+}  // namespace zeus::bso

@@ -1,0 +1,146 @@
+// Copyright 2026 The Zeus C++ Authors.
+//
+// The batch-size optimizer service: the original Zeus server's operations
+// (../shared/docs/zeus-reference.md A10), each run as one database
+// transaction over the state in schema.h, with the policy taken from
+// zeus::optimizer (PruningExplorer replayed over the stored explorations,
+// FitArm, ThompsonChoose, NumpyRandom with its state stored per job).
+//
+// Per-job serialisation lives in the database, so several server processes
+// may share one PostgreSQL: every operation on a job first locks the job's
+// row (SELECT ... FOR UPDATE; on SQLite the whole database is locked by
+// BEGIN IMMEDIATE). A transaction that conflicts (kAborted) is retried.
+//
+// Behaviour differs from the original where it was wrong (W8):
+//   * the early-stop threshold min_cost only counts trials that converged;
+//   * a Concurrent trial reported after the switch to Thompson sampling is
+//     stored (and updates its arm if the batch size survived pruning);
+//   * arms are fitted from every succeeded trial of their batch size, in
+//     trial order (newest window_size of them when window_size > 0), both
+//     when the bandit is built and afterwards;
+//   * arms are read in ascending batch size; the generator state is stored
+//     for every job (a job without mab_seed gets a random seed once);
+//   * generated job ids use 32 random bits, not the time.
+//
+// Thread-safety: all methods may be called concurrently; each takes a
+// connection from an internal pool.
+
+#ifndef ZEUS_SRC_BSO_SERVICE_H_
+#define ZEUS_SRC_BSO_SERVICE_H_
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bso/sql/sql_connection.h"
+#include "zeus/base/error.h"
+#include "zeus/bso/models.h"
+
+namespace zeus::bso {
+
+enum class TrialStatus { kDispatched, kSucceeded, kFailed };
+std::string_view TrialStatusName(TrialStatus status);
+
+// A stored trial, for inspection and tests.
+struct TrialRecord {
+  std::string job_id;
+  int trial_number = 0;
+  int batch_size = 0;
+  TrialType type = TrialType::kExploration;
+  TrialStatus status = TrialStatus::kDispatched;
+  std::int64_t start_us = 0;  // wall clock, microseconds since the Unix epoch
+  std::optional<std::int64_t> end_us;
+  std::optional<double> time;
+  std::optional<double> energy;
+  std::optional<bool> converged;
+};
+
+// A stored Thompson-sampling arm.
+struct ArmRecord {
+  int batch_size = 0;
+  double mean = 0;
+  double precision = 0;
+  int num_observations = 0;
+};
+
+// A job's mutable state.
+struct JobState {
+  bool bandit_stage = false;  // false: pruning
+  std::optional<double> min_cost;
+  int min_cost_batch_size = 0;
+  int next_trial_number = 1;
+};
+
+struct RegisterResult {
+  JobSpec job;   // with job_id set
+  bool created;  // false: an identical job existed (HTTP 200 rather than 201)
+};
+
+class BsoService {
+ public:
+  // Connects, then creates or migrates the schema. Fails with the
+  // connection's errors, kInvalidArgument for an in-memory SQLite database
+  // (every pooled connection would see its own), or kFailedPrecondition when
+  // the database holds a newer schema than this build knows.
+  static Result<std::unique_ptr<BsoService>> Open(const std::string& database_url);
+
+  // POST /jobs. kAlreadyExists (HTTP 409) when job_id exists with a
+  // different spec. REQUIRES: spec passed ValidateJobSpec.
+  Result<RegisterResult> RegisterJob(JobSpec spec);
+  // GET /jobs/batch_size. kInvalidArgument (400) for an unknown job;
+  // kFailedPrecondition (409) when pruning ended with no converged batch size.
+  Result<TrialId> NextBatchSize(const std::string& job_id);
+  // POST /report. kInvalidArgument (400) for an unknown job or trial, a
+  // batch size that is not the trial's, or a trial marked failed.
+  Result<ReportResponse> Report(const TrainingResult& result);
+  // PATCH /trials: marks a dispatched trial failed; no-op otherwise.
+  // kNotFound (404) when the trial does not exist.
+  Status EndTrial(const TrialId& trial);
+  // DELETE /jobs. kNotFound (404) when there is no such job.
+  Status DeleteJob(const std::string& job_id);
+  // GET /healthz: the database answers.
+  Status Health();
+
+  // Inspection (tests, tools): a job's trials in trial order, its arms in
+  // batch-size order, its state. kNotFound for an unknown job (Trials and
+  // Arms return empty lists for it).
+  Result<std::vector<TrialRecord>> Trials(const std::string& job_id);
+  Result<std::vector<ArmRecord>> Arms(const std::string& job_id);
+  Result<JobState> State(const std::string& job_id);
+
+  SqlDialect dialect() const { return dialect_; }
+  // How many transactions were retried after a conflict (kAborted).
+  std::uint64_t retries() const;
+
+ private:
+  explicit BsoService(std::string url, SqlDialect dialect) : url_(std::move(url)), dialect_(dialect) {}
+
+  class Lease;
+  Result<std::unique_ptr<SqlConnection>> Acquire();
+  void Release(std::unique_ptr<SqlConnection> connection);
+  // Runs fn(connection) in one transaction, retrying conflicts and a lost
+  // connection; fn's error rolls back.
+  template <class T, class Fn>
+  Result<T> Transact(Fn&& fn);
+
+  std::string url_;
+  SqlDialect dialect_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<SqlConnection>> idle_;
+  std::uint64_t retries_ = 0;
+  // Held for each SQLite transaction (see Transact).
+  std::mutex sqlite_writer_mu_;
+};
+
+// The HTTP status for a service error (one table, tested in
+// service_test.cc): kInvalidArgument 400, kNotFound 404, kAlreadyExists and
+// kFailedPrecondition 409, kAborted, kUnavailable and kTimeout 503,
+// kPermissionDenied 403, anything else 500.
+int HttpStatusFor(ErrorCode code);
+
+}  // namespace zeus::bso
+
+#endif  // ZEUS_SRC_BSO_SERVICE_H_

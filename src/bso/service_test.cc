@@ -1,0 +1,396 @@
+// Copyright 2026 The Zeus C++ Authors.
+//
+// BsoService on SQLite and on PostgreSQL (when ZEUS_TEST_POSTGRES_URL is
+// set): registration, the policy replayed through the database against the
+// in-process optimizer, concurrency rules, failures and the W8 fixes.
+
+#include "bso/service.h"
+
+#include <cmath>
+#include <random>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "bso/schema.h"
+#include "bso/sql/sql_connection.h"
+#include "testing/postgres.h"
+#include "testing/temp_dir.h"
+#include "zeus/optimizer/batch_size_optimizer.h"
+#include "zeus/optimizer/cost.h"
+
+namespace zeus::bso {
+namespace {
+
+using ::testing::HasSubstr;
+
+enum class Db { kSqlite, kPostgres };
+
+class ServiceTest : public ::testing::TestWithParam<Db> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Db::kSqlite) {
+      url_ = "sqlite:///" + dir_.File("bso.db");
+    } else {
+      std::optional<std::string> admin = zeus::testing::TestPostgresUrl();
+      if (!admin) GTEST_SKIP() << "ZEUS_TEST_POSTGRES_URL is not set (make test starts a PostgreSQL server)";
+      Result<std::unique_ptr<zeus::testing::ScopedPostgresDatabase>> db =
+          zeus::testing::ScopedPostgresDatabase::Create(*admin);
+      ASSERT_TRUE(db) << db.error().message();
+      pg_ = std::move(*db);
+      url_ = pg_->url();
+    }
+    Result<std::unique_ptr<BsoService>> service = BsoService::Open(url_);
+    ASSERT_TRUE(service) << service.error().message();
+    service_ = std::move(*service);
+  }
+
+  static JobSpec Spec(std::string job_id = "job-1") {
+    JobSpec s;
+    s.job_id = job_id;
+    s.job_id_prefix = "job";
+    s.batch_sizes = {8, 16, 32, 64, 128};
+    s.default_batch_size = 32;
+    s.beta_knob.reset();
+    s.target_metric = 0.9;
+    s.max_epochs = 10;
+    s.mab_seed = 7;
+    s.max_power = 300;
+    s.number_of_gpus = 1;
+    s.gpu_model = "NVIDIA A40";
+    return s;
+  }
+
+  TrialId Next(const std::string& job_id) {
+    Result<TrialId> t = service_->NextBatchSize(job_id);
+    EXPECT_TRUE(t) << t.error().message();
+    return t ? *t : TrialId{};
+  }
+
+  ReportResponse Finish(const TrialId& t, double time, double energy, bool reached, int epoch = 1) {
+    TrainingResult r{t.job_id, t.batch_size, t.trial_number, time, energy, reached ? 1.0 : 0.0, epoch, true};
+    Result<ReportResponse> response = service_->Report(r);
+    EXPECT_TRUE(response) << response.error().message();
+    return response ? *response : ReportResponse{};
+  }
+
+  zeus::testing::TempDir dir_;
+  std::unique_ptr<zeus::testing::ScopedPostgresDatabase> pg_;
+  std::string url_;
+  std::unique_ptr<BsoService> service_;
+};
+
+TEST_P(ServiceTest, RegisterIsIdempotentAndRejectsAChangedSpec) {
+  Result<RegisterResult> first = service_->RegisterJob(Spec());
+  ASSERT_TRUE(first) << first.error().message();
+  EXPECT_TRUE(first->created);
+  Result<RegisterResult> again = service_->RegisterJob(Spec());
+  ASSERT_TRUE(again) << again.error().message();
+  EXPECT_FALSE(again->created);
+  EXPECT_EQ(again->job, first->job);
+  JobSpec changed = Spec();
+  changed.eta_knob = 0.3;
+  Result<RegisterResult> conflict = service_->RegisterJob(changed);
+  ASSERT_FALSE(conflict);
+  EXPECT_EQ(conflict.error().code(), ErrorCode::kAlreadyExists);
+  EXPECT_EQ(HttpStatusFor(conflict.error().code()), 409);
+}
+
+TEST_P(ServiceTest, GeneratesJobIdsFromThePrefix) {
+  JobSpec spec = Spec();
+  spec.job_id.reset();
+  std::set<std::string> ids;
+  for (int i = 0; i < 5; ++i) {
+    Result<RegisterResult> r = service_->RegisterJob(spec);
+    ASSERT_TRUE(r) << r.error().message();
+    ASSERT_TRUE(r->job.job_id);
+    EXPECT_THAT(*r->job.job_id, ::testing::MatchesRegex("job-[0-9a-f]{8}"));
+    ids.insert(*r->job.job_id);
+  }
+  EXPECT_EQ(ids.size(), 5u);
+}
+
+// The service's decisions equal the in-process optimizer's for the same
+// observations and seed: both run the one policy in zeus::optimizer.
+TEST_P(ServiceTest, MakesTheSameDecisionsAsTheInProcessOptimizer) {
+  JobSpec spec = Spec();
+  spec.window_size = 0;
+  ASSERT_TRUE(service_->RegisterJob(spec));
+  optimizer::BatchSizeOptimizerOptions options;
+  options.num_pruning_rounds = spec.num_pruning_rounds;
+  options.seed = static_cast<std::uint64_t>(*spec.mab_seed);
+  Result<optimizer::BatchSizeOptimizer> local =
+      optimizer::BatchSizeOptimizer::Create(spec.batch_sizes, spec.default_batch_size, options);
+  ASSERT_TRUE(local);
+  std::mt19937_64 noise(3);
+  std::uniform_real_distribution<double> jitter(0.9, 1.1);
+  int bandit_trials = 0;
+  for (int i = 0; i < 40; ++i) {
+    Result<int> expected = local->Predict();
+    ASSERT_TRUE(expected) << expected.error().message();
+    TrialId trial = Next(*spec.job_id);
+    ASSERT_EQ(trial.batch_size, *expected) << "recurrence " << i;
+    // Batch size 8 never reaches the target; the others cost more the
+    // further they are from 64.
+    const bool reached = trial.batch_size != 8;
+    const double time = (1.0 + std::abs(std::log2(trial.batch_size / 64.0))) * jitter(noise);
+    const double energy = 200.0 * time * jitter(noise);
+    Finish(trial, time, energy, reached);
+    ASSERT_TRUE(local->Observe(trial.batch_size, optimizer::ZeusCost(energy, time, spec.eta_knob, spec.max_power),
+                               reached));
+    if (trial.type == TrialType::kMab) ++bandit_trials;
+  }
+  EXPECT_GT(bandit_trials, 20);
+  Result<std::vector<ArmRecord>> arms = service_->Arms(*spec.job_id);
+  ASSERT_TRUE(arms);
+  ASSERT_NE(local->bandit(), nullptr);
+  const std::vector<optimizer::ArmPosterior> posteriors = local->bandit()->Posteriors();
+  ASSERT_EQ(arms->size(), posteriors.size());
+  for (std::size_t i = 0; i < arms->size(); ++i) {
+    EXPECT_EQ((*arms)[i].batch_size, posteriors[i].arm);
+    EXPECT_EQ((*arms)[i].mean, posteriors[i].mean);  // bit-identical
+    EXPECT_EQ((*arms)[i].precision, posteriors[i].precision);
+    EXPECT_EQ((*arms)[i].num_observations, posteriors[i].num_observations);
+  }
+}
+
+TEST_P(ServiceTest, ExplorationsAreSerialisedAndOthersGetTheBestKnownSize) {
+  ASSERT_TRUE(service_->RegisterJob(Spec()));
+  TrialId first = Next("job-1");
+  EXPECT_EQ(first.batch_size, 32);
+  EXPECT_EQ(first.type, TrialType::kExploration);
+  TrialId second = Next("job-1");
+  EXPECT_EQ(second.type, TrialType::kConcurrent);
+  EXPECT_EQ(second.batch_size, 32);  // min_cost_batch_size starts at the default
+  EXPECT_EQ(second.trial_number, 2);
+  Finish(first, 1.0, 100.0, true);
+  TrialId third = Next("job-1");
+  EXPECT_EQ(third.type, TrialType::kExploration);
+  EXPECT_EQ(third.batch_size, 16);  // pruning goes down first
+}
+
+TEST_P(ServiceTest, AFailedExplorationIsExploredAgain) {
+  ASSERT_TRUE(service_->RegisterJob(Spec()));
+  TrialId first = Next("job-1");
+  ASSERT_TRUE(service_->EndTrial(first));
+  TrialId retry = Next("job-1");
+  EXPECT_EQ(retry.type, TrialType::kExploration);
+  EXPECT_EQ(retry.batch_size, first.batch_size);
+  Result<std::vector<TrialRecord>> trials = service_->Trials("job-1");
+  ASSERT_TRUE(trials);
+  ASSERT_EQ(trials->size(), 2u);
+  EXPECT_EQ((*trials)[0].status, TrialStatus::kFailed);
+  EXPECT_TRUE((*trials)[0].end_us.has_value());
+  // Reporting a failed trial is refused; ending it again is a no-op.
+  TrainingResult late{"job-1", first.batch_size, first.trial_number, 1, 1, 1, 1, true};
+  Result<ReportResponse> r = service_->Report(late);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_THAT(r.error().message(), HasSubstr("marked failed"));
+  EXPECT_TRUE(service_->EndTrial(first));
+  Status missing = service_->EndTrial(TrialId{"job-1", 32, 99, std::nullopt});
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code(), ErrorCode::kNotFound);
+}
+
+TEST_P(ServiceTest, ReportKeepsTrainingUntilAStopCondition) {
+  JobSpec spec = Spec();
+  spec.beta_knob = 2.0;
+  ASSERT_TRUE(service_->RegisterJob(spec));
+  TrialId t = Next("job-1");
+  Result<ReportResponse> keep = service_->Report({"job-1", t.batch_size, t.trial_number, 1.0, 10.0, 0.5, 1});
+  ASSERT_TRUE(keep);
+  EXPECT_FALSE(keep->stop_train);
+  EXPECT_EQ(keep->message, "Stop condition not met, keep training");
+  Result<ReportResponse> done = service_->Report({"job-1", t.batch_size, t.trial_number, 2.0, 20.0, 0.95, 2});
+  ASSERT_TRUE(done);
+  EXPECT_TRUE(done->stop_train);
+  EXPECT_TRUE(done->converged);
+  EXPECT_EQ(done->message, "Train succeeded");
+  Result<ReportResponse> again = service_->Report({"job-1", t.batch_size, t.trial_number, 3.0, 30.0, 0.95, 3});
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->stop_train);
+  EXPECT_TRUE(again->converged);
+  EXPECT_EQ(again->message, fmt::format("Result for this trial({}) is already reported.", t.trial_number));
+  // min_cost = 0.5*20 + 0.5*300*2 = 310. The next run exceeds 2 x 310.
+  Result<JobState> state = service_->State("job-1");
+  ASSERT_TRUE(state);
+  ASSERT_TRUE(state->min_cost);
+  EXPECT_DOUBLE_EQ(*state->min_cost, 310.0);
+  TrialId next = Next("job-1");
+  Result<ReportResponse> over = service_->Report({"job-1", next.batch_size, next.trial_number, 5.0, 50.0, 0.1, 1});
+  ASSERT_TRUE(over);
+  EXPECT_TRUE(over->stop_train);
+  EXPECT_FALSE(over->converged);
+  EXPECT_THAT(over->message, HasSubstr("exceeded the cost upper bound"));
+  // Max epochs without converging ends the trial too.
+  TrialId third = Next("job-1");
+  Result<ReportResponse> max = service_->Report({"job-1", third.batch_size, third.trial_number, 0.1, 0.1, 0.1, 10});
+  ASSERT_TRUE(max);
+  EXPECT_TRUE(max->stop_train);
+  EXPECT_EQ(max->message, "Train failed to converge within max_epoch(10)");
+}
+
+// W8: a run that did not converge must not lower the early-stop threshold.
+TEST_P(ServiceTest, MinCostOnlyCountsConvergedRuns) {
+  ASSERT_TRUE(service_->RegisterJob(Spec()));
+  TrialId t = Next("job-1");
+  Finish(t, 0.001, 0.001, /*reached=*/false);
+  Result<JobState> state = service_->State("job-1");
+  ASSERT_TRUE(state);
+  EXPECT_FALSE(state->min_cost.has_value());
+  TrialId u = Next("job-1");
+  Finish(u, 1.0, 10.0, true);
+  state = service_->State("job-1");
+  ASSERT_TRUE(state && state->min_cost);
+  EXPECT_EQ(state->min_cost_batch_size, u.batch_size);
+}
+
+TEST_P(ServiceTest, ReportErrorsNameTheProblem) {
+  ASSERT_TRUE(service_->RegisterJob(Spec()));
+  TrialId t = Next("job-1");
+  struct Case {
+    TrainingResult result;
+    std::string message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"nope", 32, 1, 1, 1, 1, 1}, "unknown job_id 'nope'"},
+           {{"job-1", 32, 5, 1, 1, 1, 1}, "has no trial 5"},
+           {{"job-1", 64, t.trial_number, 1, 1, 1, 1}, "runs batch size 32, not 64"},
+       }) {
+    Result<ReportResponse> r = service_->Report(c.result);
+    ASSERT_FALSE(r) << c.message;
+    EXPECT_EQ(r.error().code(), ErrorCode::kInvalidArgument);
+    EXPECT_THAT(r.error().message(), HasSubstr(c.message));
+  }
+  Result<TrialId> unknown = service_->NextBatchSize("nope");
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().code(), ErrorCode::kInvalidArgument);
+}
+
+TEST_P(ServiceTest, PruningWithNoConvergedSizeIsAClearError) {
+  JobSpec spec = Spec();
+  spec.batch_sizes = {16, 32};
+  ASSERT_TRUE(service_->RegisterJob(spec));
+  // 32 fails: the downward direction ends, and there is nothing above it.
+  Finish(Next("job-1"), 1, 1, false);
+  Result<TrialId> r = service_->NextBatchSize("job-1");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code(), ErrorCode::kFailedPrecondition);
+  EXPECT_THAT(r.error().message(), HasSubstr("no batch size reached the target"));
+}
+
+// W8: a Concurrent trial handed out during pruning and reported after the
+// bandit started is kept (the original answered 400 and lost it).
+TEST_P(ServiceTest, ALateConcurrentReportIsKept) {
+  JobSpec spec = Spec();
+  spec.batch_sizes = {32};
+  spec.num_pruning_rounds = 1;
+  ASSERT_TRUE(service_->RegisterJob(spec));
+  TrialId exploration = Next("job-1");
+  TrialId concurrent = Next("job-1");
+  ASSERT_EQ(concurrent.type, TrialType::kConcurrent);
+  Finish(exploration, 1, 10, true);
+  TrialId bandit = Next("job-1");
+  EXPECT_EQ(bandit.type, TrialType::kMab);
+  ReportResponse late = Finish(concurrent, 1.5, 12, true);
+  EXPECT_TRUE(late.stop_train);
+  Result<std::vector<ArmRecord>> arms = service_->Arms("job-1");
+  ASSERT_TRUE(arms);
+  ASSERT_EQ(arms->size(), 1u);
+  EXPECT_EQ((*arms)[0].num_observations, 2);
+}
+
+TEST_P(ServiceTest, SeededJobsReplayIdentically) {
+  auto run = [&](const std::string& id) {
+    EXPECT_TRUE(service_->RegisterJob(Spec(id)));
+    std::vector<int> sizes;
+    for (int i = 0; i < 25; ++i) {
+      TrialId t = Next(id);
+      sizes.push_back(t.batch_size);
+      Finish(t, 1.0 + 0.01 * (t.batch_size % 7) + 0.001 * i, 100.0 + t.batch_size, t.batch_size != 8);
+    }
+    return sizes;
+  };
+  EXPECT_EQ(run("job-a"), run("job-b"));
+}
+
+TEST_P(ServiceTest, DeleteRemovesTheJobAndItsTrials) {
+  ASSERT_TRUE(service_->RegisterJob(Spec()));
+  Next("job-1");
+  ASSERT_TRUE(service_->DeleteJob("job-1"));
+  Status again = service_->DeleteJob("job-1");
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(again.error().message(), "No job was deleted.");
+  Result<std::vector<TrialRecord>> trials = service_->Trials("job-1");
+  ASSERT_TRUE(trials);
+  EXPECT_TRUE(trials->empty());
+  // The id is free again.
+  EXPECT_TRUE(service_->RegisterJob(Spec()));
+}
+
+TEST_P(ServiceTest, ConcurrentRequestsGetDistinctTrialNumbers) {
+  ASSERT_TRUE(service_->RegisterJob(Spec()));
+  constexpr int kThreads = 4;
+  constexpr int kEach = 10;
+  std::vector<std::vector<int>> numbers(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      for (int j = 0; j < kEach; ++j) {
+        Result<TrialId> t = service_->NextBatchSize("job-1");
+        if (t) numbers[static_cast<std::size_t>(i)].push_back(t->trial_number);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  std::set<int> all;
+  for (const auto& v : numbers) all.insert(v.begin(), v.end());
+  EXPECT_EQ(all.size(), static_cast<std::size_t>(kThreads * kEach));
+  EXPECT_EQ(*all.rbegin(), kThreads * kEach);
+}
+
+TEST_P(ServiceTest, RefusesANewerSchema) {
+  Result<std::unique_ptr<SqlConnection>> c = OpenSqlConnection(url_);
+  ASSERT_TRUE(c);
+  ASSERT_TRUE((*c)->Execute("UPDATE zeus_schema SET version = 99"));
+  Result<std::unique_ptr<BsoService>> newer = BsoService::Open(url_);
+  ASSERT_FALSE(newer);
+  EXPECT_EQ(newer.error().code(), ErrorCode::kFailedPrecondition);
+  EXPECT_THAT(newer.error().message(), HasSubstr("schema version 99"));
+  ASSERT_TRUE((*c)->Execute("UPDATE zeus_schema SET version = 1"));
+  EXPECT_TRUE(BsoService::Open(url_));  // reopening a current schema is a no-op
+}
+
+INSTANTIATE_TEST_SUITE_P(Databases, ServiceTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
+                         [](const ::testing::TestParamInfo<Db>& param) {
+                           return param.param == Db::kSqlite ? "Sqlite" : "Postgres";
+                         });
+
+TEST(HttpStatusTest, Table) {
+  const std::vector<std::pair<ErrorCode, int>> table = {
+      {ErrorCode::kOk, 200},
+      {ErrorCode::kInvalidArgument, 400},
+      {ErrorCode::kNotFound, 404},
+      {ErrorCode::kNotSupported, 500},
+      {ErrorCode::kPermissionDenied, 403},
+      {ErrorCode::kUnavailable, 503},
+      {ErrorCode::kDeviceLost, 500},
+      {ErrorCode::kTimeout, 503},
+      {ErrorCode::kIoError, 500},
+      {ErrorCode::kFailedPrecondition, 409},
+      {ErrorCode::kAlreadyExists, 409},
+      {ErrorCode::kAborted, 503},
+      {ErrorCode::kInternal, 500},
+  };
+  ASSERT_EQ(table.size(), static_cast<std::size_t>(ErrorCode::kInternal) + 1);
+  for (const auto& [code, status] : table) EXPECT_EQ(HttpStatusFor(code), status) << ErrorCodeName(code);
+}
+
+}  // namespace
+}  // namespace zeus::bso

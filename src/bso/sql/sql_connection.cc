@@ -1,0 +1,179 @@
+// Copyright 2026 The Zeus C++ Authors.
+//
+// SqlRow's accessors, URL dispatch and redaction. The drivers live in
+// sqlite_connection.cc and postgres_connection.cc.
+
+#include "bso/sql/sql_connection.h"
+
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "bso/sql/sql_drivers.h"
+
+namespace zeus::bso {
+namespace {
+
+std::string ToLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool ParseInt64(std::string_view text, std::int64_t& out) {
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, out);
+  return ec == std::errc() && ptr == end && !text.empty();
+}
+
+// Accepts what both databases print: decimal and exponent forms, "inf",
+// "-inf", "Infinity", "-Infinity", "NaN". std::from_chars takes no leading
+// '+', so one is skipped here.
+bool ParseDouble(std::string_view text, double& out) {
+  if (text.empty()) return false;
+  if (text.front() == '+') text.remove_prefix(1);
+  if (text.empty() || text.front() == '+') return false;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, out, std::chars_format::general);
+  // ERANGE is reported for subnormal results too; those parse correctly and
+  // are accepted, a true overflow is not.
+  if (ec == std::errc::result_out_of_range && ptr == end) {
+    const std::string copy(text);
+    char* strtod_end = nullptr;
+    out = std::strtod(copy.c_str(), &strtod_end);
+    return strtod_end == copy.c_str() + copy.size() && !std::isinf(out);
+  }
+  return ec == std::errc() && ptr == end;
+}
+
+Error CellError(std::size_t column, std::string_view what, const std::optional<std::string>& cell) {
+  if (!cell.has_value()) {
+    return Error(ErrorCode::kInternal, fmt::format("column {}: expected {}, got NULL", column, what));
+  }
+  return Error(ErrorCode::kInternal, fmt::format("column {}: expected {}, got '{}'", column, what, *cell));
+}
+
+}  // namespace
+
+Result<std::int64_t> SqlRow::Int(std::size_t column) const {
+  const auto& cell = cells_[column];
+  std::int64_t value = 0;
+  if (!cell.has_value() || !ParseInt64(*cell, value)) return Fail(CellError(column, "an integer", cell));
+  return value;
+}
+
+Result<double> SqlRow::Double(std::size_t column) const {
+  const auto& cell = cells_[column];
+  double value = 0;
+  if (!cell.has_value() || !ParseDouble(*cell, value)) return Fail(CellError(column, "a number", cell));
+  return value;
+}
+
+Result<std::string> SqlRow::Text(std::size_t column) const {
+  const auto& cell = cells_[column];
+  if (!cell.has_value()) return Fail(CellError(column, "text", cell));
+  return *cell;
+}
+
+Result<std::optional<std::int64_t>> SqlRow::OptionalInt(std::size_t column) const {
+  if (IsNull(column)) return std::optional<std::int64_t>();
+  auto value = Int(column);
+  if (!value) return Fail(value.error());
+  return std::optional<std::int64_t>(*value);
+}
+
+Result<std::optional<double>> SqlRow::OptionalDouble(std::size_t column) const {
+  if (IsNull(column)) return std::optional<double>();
+  auto value = Double(column);
+  if (!value) return Fail(value.error());
+  return std::optional<double>(*value);
+}
+
+Result<std::unique_ptr<SqlConnection>> OpenSqlConnection(std::string_view url, int busy_timeout_ms) {
+  const std::string shown = RedactDatabaseUrl(url);
+  const std::size_t sep = url.find("://");
+  const std::string scheme = sep == std::string_view::npos ? std::string() : ToLower(url.substr(0, sep));
+  const std::string_view rest = sep == std::string_view::npos ? std::string_view() : url.substr(sep + 3);
+  const std::string base_scheme = scheme.substr(0, scheme.find('+'));
+
+  if (base_scheme == "sqlite" && (scheme == "sqlite" || scheme == "sqlite+aiosqlite" || scheme == "sqlite+pysqlite")) {
+    // SQLAlchemy: sqlite:// and sqlite:///:memory: are in memory;
+    // sqlite:///rel.db is relative, sqlite:////abs.db absolute.
+    if (rest.find_first_of("?#") != std::string_view::npos) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("database URL '{}': SQLite URLs take no query parameters", shown));
+    }
+    std::string path;
+    if (rest.empty() || rest == "/:memory:") {
+      path = ":memory:";
+    } else if (rest.front() == '/' && rest.size() > 1) {
+      path = std::string(rest.substr(1));
+    } else {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("database URL '{}': expected sqlite:///relative/path.db, sqlite:////absolute/path.db "
+                              "or sqlite:// (in memory)",
+                              shown));
+    }
+    return internal::OpenSqliteConnection(path, busy_timeout_ms);
+  }
+  if (base_scheme == "postgresql" || base_scheme == "postgres") {
+    // libpq accepts postgresql:// and postgres://; a "+driver" suffix is
+    // SQLAlchemy's and means nothing here.
+    return internal::OpenPostgresConnection("postgresql://" + std::string(rest), shown);
+  }
+  return Fail(ErrorCode::kInvalidArgument,
+              fmt::format("database URL '{}': unsupported scheme '{}'; accepted: sqlite://, sqlite+aiosqlite://, "
+                          "postgresql://, postgres:// (a '+driver' suffix such as postgresql+asyncpg:// is ignored)",
+                          shown, scheme));
+}
+
+std::string RedactDatabaseUrl(std::string_view url) {
+  std::string out(url);
+  const std::size_t sep = out.find("://");
+  // SQLite URLs hold a path and no credentials; an '@' there is a file name.
+  if (sep != std::string::npos && ToLower(out.substr(0, sep)).starts_with("sqlite")) return out;
+  if (sep != std::string::npos) {
+    // The user info ends at the last '@' before the query; a password with a
+    // stray '/' or '@' is therefore redacted whole too.
+    const std::size_t query = out.find_first_of("?#", sep + 3);
+    const std::size_t at = out.rfind('@', query == std::string::npos ? std::string::npos : query);
+    if (at != std::string::npos && at > sep + 3 && (query == std::string::npos || at < query)) {
+      const std::size_t colon = out.find(':', sep + 3);
+      if (colon != std::string::npos && colon < at) out.replace(colon + 1, at - colon - 1, "***");
+    }
+  }
+  // libpq also takes the password as a query parameter.
+  const std::size_t query = out.find('?');
+  if (query != std::string::npos) {
+    std::size_t pos = query + 1;
+    while (pos < out.size()) {
+      std::size_t end = out.find('&', pos);
+      if (end == std::string::npos) end = out.size();
+      const std::size_t eq = out.find('=', pos);
+      if (eq != std::string::npos && eq < end && ToLower(std::string_view(out).substr(pos, eq - pos)) == "password") {
+        out.replace(eq + 1, end - eq - 1, "***");
+        end = eq + 4;
+      }
+      pos = end + 1;
+    }
+  }
+  return out;
+}
+
+namespace internal {
+
+std::string FormatDouble(double value) {
+  std::array<char, 64> buffer{};
+  auto [ptr, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  if (ec != std::errc()) return "nan";  // cannot happen: 64 bytes hold any double
+  return std::string(buffer.data(), ptr);
+}
+
+}  // namespace internal
+}  // namespace zeus::bso

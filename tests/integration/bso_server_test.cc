@@ -1,0 +1,406 @@
+// Copyright 2026 The Zeus C++ Authors.
+//
+// `zeus bso-server` as a real process, on SQLite and on a real PostgreSQL 15
+// (ZEUS_TEST_POSTGRES_URL, started by `make test`): many jobs over several
+// servers, SIGKILL in the middle of a load, graceful SIGTERM, bad flags, and
+// `zeus simulate --via-server` against the in-process simulator.
+
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "bso/service.h"
+#include "testing/postgres.h"
+#include "testing/subprocess.h"
+#include "testing/temp_dir.h"
+#include "zeus/bso/client.h"
+#include "zeus/optimizer/batch_size_optimizer.h"
+#include "zeus/optimizer/cost.h"
+
+namespace zeus::bso {
+namespace {
+
+using ::testing::HasSubstr;
+using zeus::testing::BackgroundProcess;
+using zeus::testing::TempDir;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// One `zeus bso-server` process.
+class Server {
+ public:
+  Server(const TempDir& dir, const std::string& name, const std::string& database, std::uint16_t port = 0)
+      : ready_(dir.File(name + ".ready")), err_(dir.File(name + ".stderr")) {
+    std::filesystem::remove(ready_);
+    process_ = std::make_unique<BackgroundProcess>(
+        std::vector<std::string>{ZEUS_TEST_CLI_PATH, "bso-server", "--listen", fmt::format("127.0.0.1:{}", port),
+                                 "--database", database, "--ready-file", ready_, "--threads", "2",
+                                 "--no-access-log"},
+        dir.File(name + ".stdout"), err_);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!std::filesystem::exists(ready_)) {
+      if (!process_->Running() || std::chrono::steady_clock::now() > deadline) {
+        ADD_FAILURE() << "bso-server did not start: " << ReadFile(err_);
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    url_ = ReadFile(ready_);
+    while (!url_.empty() && url_.back() == '\n') url_.pop_back();
+  }
+  const std::string& url() const { return url_; }
+  std::uint16_t port() const { return static_cast<std::uint16_t>(std::stoi(url_.substr(url_.rfind(':') + 1))); }
+  BackgroundProcess& process() { return *process_; }
+  std::string log() const { return ReadFile(err_); }
+
+ private:
+  std::string ready_;
+  std::string err_;
+  std::string url_;
+  std::unique_ptr<BackgroundProcess> process_;
+};
+
+enum class Db { kSqlite, kPostgres };
+
+class BsoServerTest : public ::testing::TestWithParam<Db> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Db::kSqlite) {
+      database_ = "sqlite:///" + dir_.File("bso.db");
+      return;
+    }
+    std::optional<std::string> admin = zeus::testing::TestPostgresUrl();
+    if (!admin) GTEST_SKIP() << "ZEUS_TEST_POSTGRES_URL is not set (make test starts a PostgreSQL server)";
+    Result<std::unique_ptr<zeus::testing::ScopedPostgresDatabase>> db =
+        zeus::testing::ScopedPostgresDatabase::Create(*admin);
+    ASSERT_TRUE(db) << db.error().message();
+    pg_ = std::move(*db);
+    database_ = pg_->url();
+  }
+
+  static JobSpec Spec(const std::string& id, std::int64_t seed) {
+    JobSpec s;
+    s.job_id = id;
+    s.job_id_prefix = "it";
+    s.batch_sizes = {16, 32, 64, 128, 256};
+    s.default_batch_size = 64;
+    s.beta_knob.reset();
+    s.target_metric = 0.5;
+    s.max_epochs = 20;
+    s.mab_seed = seed;
+    s.max_power = 250;
+    s.number_of_gpus = 1;
+    s.gpu_model = "Tesla V100";
+    return s;
+  }
+
+  // A deterministic training run: batch size 16 never converges; the cost
+  // grows with the distance from 128, plus per-recurrence noise.
+  static TrainingResult Run(const TrialId& t, int recurrence) {
+    const double distance = std::abs(std::log2(t.batch_size / 128.0));
+    const double time = 10.0 * (1.0 + distance) * (1.0 + 0.01 * ((recurrence * 7 + t.batch_size) % 11));
+    return TrainingResult{t.job_id, t.batch_size, t.trial_number, time, 200.0 * time,
+                          t.batch_size == 16 ? 0.1 : 0.9, 5, true};
+  }
+
+  // Every stored trial of a sequential job must be exactly what the
+  // in-process policy decides for the same observations and seed.
+  static void ExpectPolicyHistory(const JobSpec& spec, const std::vector<TrialRecord>& trials) {
+    optimizer::BatchSizeOptimizerOptions options;
+    options.seed = static_cast<std::uint64_t>(*spec.mab_seed);
+    Result<optimizer::BatchSizeOptimizer> local =
+        optimizer::BatchSizeOptimizer::Create(spec.batch_sizes, spec.default_batch_size, options);
+    ASSERT_TRUE(local);
+    for (const TrialRecord& t : trials) {
+      if (t.status != TrialStatus::kSucceeded) continue;
+      Result<int> expected = local->Predict();
+      ASSERT_TRUE(expected);
+      ASSERT_EQ(t.batch_size, *expected) << *spec.job_id << " trial " << t.trial_number;
+      ASSERT_TRUE(local->Observe(t.batch_size, optimizer::ZeusCost(*t.energy, *t.time, 0.5, spec.max_power),
+                                 *t.converged));
+    }
+  }
+
+  TempDir dir_;
+  std::unique_ptr<zeus::testing::ScopedPostgresDatabase> pg_;
+  std::string database_;
+};
+
+TEST_P(BsoServerTest, FiftyJobsOverThreeServers) {
+  Server a(dir_, "a", database_), b(dir_, "b", database_), c(dir_, "c", database_);
+  ASSERT_FALSE(a.url().empty() || b.url().empty() || c.url().empty());
+  const std::vector<std::string> urls = {a.url(), b.url(), c.url()};
+  constexpr int kJobs = 50;
+  constexpr int kRecurrences = 20;
+  std::atomic<int> failures{0};
+  std::mutex mu;
+  std::vector<std::string> errors;
+  std::vector<std::thread> threads;
+  for (int j = 0; j < kJobs; ++j) {
+    threads.emplace_back([&, j] {
+      std::vector<std::unique_ptr<BsoClient>> clients;
+      for (const std::string& url : urls) clients.push_back(std::move(*BsoClient::Create(url)));
+      auto fail = [&](const std::string& what) {
+        failures++;
+        std::lock_guard lock(mu);
+        errors.push_back(what);
+      };
+      const JobSpec spec = Spec(fmt::format("it-{}", j), 100 + j % 5);
+      if (!clients[static_cast<std::size_t>(j) % 3]->RegisterJob(spec)) return fail("register");
+      for (int r = 0; r < kRecurrences; ++r) {
+        BsoClient& client = *clients[static_cast<std::size_t>(j + r) % 3];
+        Result<TrialId> t = client.GetBatchSize(*spec.job_id);
+        if (!t) return fail(t.error().message());
+        Result<ReportResponse> report = clients[static_cast<std::size_t>(j + r + 1) % 3]->Report(Run(*t, r));
+        if (!report) return fail(report.error().message());
+        if (!report->stop_train) return fail("a final report did not end the trial");
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  ASSERT_EQ(failures.load(), 0) << fmt::format("{}", fmt::join(errors, "\n"));
+
+  Result<std::unique_ptr<BsoService>> service = BsoService::Open(database_);
+  ASSERT_TRUE(service);
+  for (int j = 0; j < kJobs; ++j) {
+    const JobSpec spec = Spec(fmt::format("it-{}", j), 100 + j % 5);
+    Result<std::vector<TrialRecord>> trials = (*service)->Trials(*spec.job_id);
+    ASSERT_TRUE(trials);
+    ASSERT_EQ(trials->size(), static_cast<std::size_t>(kRecurrences)) << *spec.job_id;  // none lost or duplicated
+    for (int i = 0; i < kRecurrences; ++i) {
+      EXPECT_EQ((*trials)[static_cast<std::size_t>(i)].trial_number, i + 1);
+      EXPECT_EQ((*trials)[static_cast<std::size_t>(i)].status, TrialStatus::kSucceeded);
+    }
+    ExpectPolicyHistory(spec, *trials);
+  }
+}
+
+// Several clients of one job at once, over three servers: explorations are
+// serialised across processes (the others get Concurrent trials), and no
+// trial number is handed out twice.
+TEST_P(BsoServerTest, OneJobManyClientsOverThreeServers) {
+  Server a(dir_, "a", database_), b(dir_, "b", database_), c(dir_, "c", database_);
+  const std::vector<std::string> urls = {a.url(), b.url(), c.url()};
+  ASSERT_TRUE((*BsoClient::Create(urls[0]))->RegisterJob(Spec("it-shared", 1)));
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int w = 0; w < 6; ++w) {
+    threads.emplace_back([&, w] {
+      auto client = std::move(*BsoClient::Create(urls[static_cast<std::size_t>(w) % 3]));
+      for (int r = 0; r < 10; ++r) {
+        Result<TrialId> t = client->GetBatchSize("it-shared");
+        if (!t || !client->Report(Run(*t, r))) failures++;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  Result<std::unique_ptr<BsoService>> service = BsoService::Open(database_);
+  ASSERT_TRUE(service);
+  Result<std::vector<TrialRecord>> trials = (*service)->Trials("it-shared");
+  ASSERT_TRUE(trials);
+  ASSERT_EQ(trials->size(), 60u);
+  std::set<int> numbers;
+  int explorations = 0;
+  for (const TrialRecord& t : *trials) {
+    numbers.insert(t.trial_number);
+    EXPECT_EQ(t.status, TrialStatus::kSucceeded);
+    if (t.type == TrialType::kExploration) ++explorations;
+  }
+  EXPECT_EQ(numbers.size(), 60u);
+  EXPECT_EQ(*numbers.rbegin(), 60);
+  // Pruning 5 sizes from 64 (16 never converges): 5 explorations, then 4 from 128.
+  EXPECT_EQ(explorations, 9);
+  // Explorations never overlapped: each ended before the next one started.
+  std::optional<std::int64_t> last_end;
+  for (const TrialRecord& t : *trials) {
+    if (t.type != TrialType::kExploration) continue;
+    if (last_end) {
+      EXPECT_GE(t.start_us, *last_end) << "trial " << t.trial_number;
+    }
+    last_end = t.end_us;
+  }
+}
+
+TEST_P(BsoServerTest, SigkillMidLoadLosesNoAcknowledgedReport) {
+  auto server = std::make_unique<Server>(dir_, "first", database_);
+  ASSERT_FALSE(server->url().empty());
+  const std::string url = server->url();
+  const std::uint16_t port = server->port();
+  constexpr int kClients = 4;
+  constexpr int kRecurrences = 15;
+  std::mutex mu;
+  std::map<std::pair<std::string, int>, TrainingResult> acknowledged;
+  std::atomic<int> done{0};
+  std::atomic<int> completed{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kClients; ++w) {
+    threads.emplace_back([&, w] {
+      ClientOptions options;
+      options.max_attempts = 40;
+      options.initial_backoff = std::chrono::milliseconds(50);
+      options.max_backoff = std::chrono::milliseconds(500);
+      options.request_timeout = std::chrono::milliseconds(3000);
+      auto client = std::move(*BsoClient::Create(url, options));
+      const JobSpec spec = Spec(fmt::format("it-crash-{}", w), w);
+      Result<JobSpec> registered = client->RegisterJob(spec);
+      for (int i = 0; !registered && i < 50; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        registered = client->RegisterJob(spec);
+      }
+      if (!registered) {
+        done++;
+        return;
+      }
+      int finished = 0;
+      for (int attempt = 0; finished < kRecurrences && attempt < 200; ++attempt) {
+        Result<TrialId> t = client->GetBatchSize(*spec.job_id);
+        if (!t) continue;  // not retried (not idempotent): ask again
+        const TrainingResult result = Run(*t, finished);
+        Result<ReportResponse> r = client->Report(result);
+        if (!r) continue;
+        std::lock_guard lock(mu);
+        acknowledged[{t->job_id, t->trial_number}] = result;
+        ++finished;
+      }
+      if (finished == kRecurrences) completed++;
+      done++;
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  server->process().Signal(SIGKILL);
+  EXPECT_EQ(server->process().Wait(), 128 + SIGKILL);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  Server restarted(dir_, "second", database_, port);
+  ASSERT_EQ(restarted.url(), url);
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(completed.load(), kClients) << "clients did not resume after the restart";
+
+  Result<std::unique_ptr<BsoService>> service = BsoService::Open(database_);
+  ASSERT_TRUE(service);
+  ASSERT_GE(acknowledged.size(), static_cast<std::size_t>(kClients * kRecurrences));
+  for (const auto& [key, result] : acknowledged) {
+    Result<std::vector<TrialRecord>> trials = (*service)->Trials(key.first);
+    ASSERT_TRUE(trials);
+    const auto it = std::find_if(trials->begin(), trials->end(),
+                                 [&](const TrialRecord& t) { return t.trial_number == key.second; });
+    ASSERT_NE(it, trials->end()) << key.first << " trial " << key.second;
+    EXPECT_EQ(it->status, TrialStatus::kSucceeded);
+    EXPECT_EQ(it->time, result.time);
+    EXPECT_EQ(it->energy, result.energy);
+  }
+}
+
+TEST_P(BsoServerTest, SigtermStopsGracefullyWithStructuredLogs) {
+  Server server(dir_, "s", database_);
+  ASSERT_FALSE(server.url().empty());
+  auto client = std::move(*BsoClient::Create(server.url()));
+  ASSERT_TRUE(client->Health());
+  server.process().Signal(SIGTERM);
+  EXPECT_EQ(server.process().Wait(), 0);
+  const std::string log = server.log();
+  EXPECT_THAT(log, HasSubstr(R"("event":"listening")"));
+  EXPECT_THAT(log, HasSubstr(R"("event":"shutdown","signal":"SIGTERM")"));
+  EXPECT_THAT(log, HasSubstr(R"("event":"stopped")"));
+  Status after = client->Health();
+  ASSERT_FALSE(after);
+  EXPECT_EQ(after.error().code(), ErrorCode::kUnavailable);
+}
+
+INSTANTIATE_TEST_SUITE_P(Databases, BsoServerTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
+                         [](const ::testing::TestParamInfo<Db>& param) {
+                           return param.param == Db::kSqlite ? "Sqlite" : "Postgres";
+                         });
+
+TEST(BsoServerCliTest, BadFlagsAndConfigurationAreClearErrors) {
+  TempDir dir;
+  struct Case {
+    std::vector<std::string> args;
+    std::map<std::string, std::optional<std::string>> env;
+    int exit_code;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"--database", "mysql://x/y"}, {}, 2, "mysql://x/y"},
+      {{"--listen", "nonsense"}, {}, 2, "bad listen address 'nonsense'"},
+      {{"--listen", "127.0.0.1:99999"}, {}, 2, "bad listen address"},
+      {{"--database", "sqlite:///" + dir.File("missing/dir/x.db")}, {}, 1, "missing/dir/x.db"},
+      {{}, {{"ZEUS_BSO_THREADS", "many"}}, 2, "ZEUS_BSO_THREADS='many'"},
+      {{}, {{"ZEUS_BSO_LOG_LEVEL", "loud"}}, 2, "ZEUS_BSO_LOG_LEVEL='loud'"},
+      {{"--database", "postgresql://nobody@127.0.0.1:1/none"}, {}, 4, "cannot open the database"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> argv = {ZEUS_TEST_CLI_PATH, "bso-server"};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    if (std::find(c.args.begin(), c.args.end(), "--listen") == c.args.end()) {
+      argv.insert(argv.end(), {"--listen", "127.0.0.1:0"});
+    }
+    if (std::find(c.args.begin(), c.args.end(), "--database") == c.args.end()) {
+      argv.insert(argv.end(), {"--database", "sqlite:///" + dir.File("ok.db")});
+    }
+    zeus::testing::ProcessResult r = zeus::testing::RunProcess(argv, c.env);
+    EXPECT_EQ(r.exit_code, c.exit_code) << fmt::format("{}", fmt::join(c.args, " ")) << "\n" << r.err;
+    EXPECT_THAT(r.err, HasSubstr(c.message));
+  }
+}
+
+TEST(BsoServerCliTest, PortInUseIsUnavailable) {
+  TempDir dir;
+  Server first(dir, "first", "sqlite:///" + dir.File("a.db"));
+  ASSERT_FALSE(first.url().empty());
+  zeus::testing::ProcessResult r = zeus::testing::RunProcess(
+      {ZEUS_TEST_CLI_PATH, "bso-server", "--listen", fmt::format("127.0.0.1:{}", first.port()), "--database",
+       "sqlite:///" + dir.File("b.db")});
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_THAT(r.err, HasSubstr(fmt::format("127.0.0.1:{}", first.port())));
+}
+
+// The service and the simulator share one policy: the same seed gives the
+// same decisions, run by run, byte for byte in the tries CSV.
+TEST(BsoServerReplayTest, SimulateViaServerEqualsSimulate) {
+  TempDir dir;
+  Server server(dir, "s", "sqlite:///" + dir.File("replay.db"));
+  ASSERT_FALSE(server.url().empty());
+  struct Workload {
+    std::string gpu, workload, seed;
+  };
+  for (const Workload& w : {Workload{"v100", "cifar100", "1"}, Workload{"a40", "sentiment140", "3"},
+                            Workload{"v100", "librispeech", "2"}}) {
+    const std::string local = dir.File(w.workload + "-local.csv");
+    const std::string remote = dir.File(w.workload + "-remote.csv");
+    const std::vector<std::string> base = {ZEUS_TEST_CLI_PATH, "simulate", "--trace-dir", ZEUS_TEST_TRACE_DIR,
+                                           "--gpu", w.gpu, "--workload", w.workload, "--seed", w.seed};
+    std::vector<std::string> a = base;
+    a.insert(a.end(), {"--output", local});
+    std::vector<std::string> b = base;
+    b.insert(b.end(), {"--output", remote, "--via-server", server.url()});
+    zeus::testing::ProcessResult ra = zeus::testing::RunProcess(a);
+    zeus::testing::ProcessResult rb = zeus::testing::RunProcess(b);
+    ASSERT_EQ(ra.exit_code, 0) << ra.err;
+    ASSERT_EQ(rb.exit_code, 0) << rb.err;
+    const std::string csv = ReadFile(local);
+    EXPECT_GT(std::count(csv.begin(), csv.end(), '\n'), 20);
+    EXPECT_EQ(csv, ReadFile(remote)) << w.workload;
+    EXPECT_EQ(ra.out, rb.out) << w.workload;  // the same summary
+  }
+}
+
+}  // namespace
+}  // namespace zeus::bso
