@@ -26,6 +26,7 @@
 
 #include <fmt/format.h>
 
+#include "bso/service.h"
 #include "zeus/bso/client.h"
 #include "zeus/bso/server.h"
 
@@ -104,7 +105,41 @@ Figures Run(const std::string& url, int connections, double seconds, const std::
   return f;
 }
 
+// The same round trips straight on the service, one thread, no HTTP: what
+// the database transactions cost alone.
+void BenchInProcess(const std::string& name, const std::string& database, double seconds) {
+  auto service = zeus::bso::BsoService::Open(database);
+  if (!service) {
+    std::fprintf(stderr, "%s: %s\n", name.c_str(), service.error().message().c_str());
+    std::exit(1);
+  }
+  std::vector<double> latencies;
+  const auto begin = Clock::now();
+  const auto end = begin + std::chrono::duration<double>(seconds);
+  for (int job = 0; Clock::now() < end; ++job) {
+    const std::string id = fmt::format("bench-{}-direct-{}", name, job);
+    if (!(*service)->RegisterJob(Job(id))) std::exit(1);
+    for (int r = 0; r < 200 && Clock::now() < end; ++r) {
+      const auto start = Clock::now();
+      zeus::Result<zeus::bso::TrialId> t = (*service)->NextBatchSize(id);
+      if (!t) std::exit(1);
+      const double time = 100.0 + (t->batch_size % 7) + r % 3;
+      if (!(*service)->Report({id, t->batch_size, t->trial_number, time, 250.0 * time,
+                               t->batch_size == 16 ? 0.1 : 0.9, 10, true})) {
+        std::exit(1);
+      }
+      latencies.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+    }
+  }
+  const double elapsed = std::chrono::duration<double>(Clock::now() - begin).count();
+  std::sort(latencies.begin(), latencies.end());
+  fmt::print("{:<10} in process, no HTTP: {:>7.0f} round trips/s   p50 {:>6.2f} ms   p99 {:>6.2f} ms\n", name,
+             static_cast<double>(latencies.size()) / elapsed, latencies[latencies.size() / 2],
+             latencies[std::min(latencies.size() - 1, latencies.size() * 99 / 100)]);
+}
+
 void Bench(const std::string& name, const std::string& database, double seconds) {
+  BenchInProcess(name, database, seconds);
   zeus::bso::ServerOptions options;
   options.listen = "127.0.0.1:0";
   options.database_url = database;

@@ -68,7 +68,7 @@ CREATE TABLE bso_trial (
   PRIMARY KEY (job_id, trial_number),
   FOREIGN KEY (job_id, batch_size) REFERENCES bso_batch_size (job_id, batch_size) ON DELETE CASCADE
 );
-CREATE INDEX bso_trial_by_batch_size ON bso_trial (job_id, batch_size, status, trial_number);
+CREATE INDEX bso_trial_by_batch_size ON bso_trial (job_id, batch_size, status, trial_number, time, energy);
 )sql",
 };
 
