@@ -95,7 +95,6 @@ class Reader {
     const auto it = object_.find(field);
     return it != object_.end() && it->is_null();
   }
-  bool Has(std::string_view field) const { return object_.contains(field); }
 
  private:
   const json& object_;

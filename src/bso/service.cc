@@ -439,7 +439,7 @@ void BsoService::Release(std::unique_ptr<SqlConnection> connection) {
 }
 
 std::uint64_t BsoService::retries() const {
-  std::lock_guard lock(const_cast<std::mutex&>(mu_));
+  std::lock_guard lock(mu_);
   return retries_;
 }
 

@@ -128,7 +128,7 @@ class BsoService {
 
   std::string url_;
   SqlDialect dialect_;
-  std::mutex mu_;
+  mutable std::mutex mu_;  // guards idle_ and retries_
   std::vector<std::unique_ptr<SqlConnection>> idle_;
   std::uint64_t retries_ = 0;
   // Held for each SQLite transaction (see Transact).

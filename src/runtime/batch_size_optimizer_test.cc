@@ -109,6 +109,26 @@ TEST_F(BatchSizeOptimizerTest, AnUnfinishedRunIsMarkedFailedAndExploredAgain) {
   EXPECT_EQ((*next)->trial_number(), 2);
 }
 
+TEST_F(BatchSizeOptimizerTest, FinishEndsTheRunAsReported) {
+  auto bso = BatchSizeOptimizer::Create(*gpus_, *monitor_, server_->url(), Job());
+  ASSERT_TRUE(bso);
+  ASSERT_TRUE((*bso)->GetBatchSize());
+  ASSERT_TRUE((*bso)->OnTrainBegin());
+  Epoch(3);
+  ASSERT_TRUE((*bso)->OnEvaluate(0.1));
+  Epoch(3);
+  Result<EpochDecision> done = (*bso)->Finish(0.2);
+  ASSERT_TRUE(done) << done.error().message();
+  EXPECT_TRUE(done->stop_train);
+  EXPECT_FALSE(done->converged);
+  EXPECT_THAT(done->message, HasSubstr("stopped by the client at epoch 1"));
+  EXPECT_DOUBLE_EQ((*bso)->time_s(), 6.0);
+  // This run was recorded as not converged: pruning turns upwards from 64.
+  auto next = BatchSizeOptimizer::Create(*gpus_, *monitor_, server_->url(), Job());
+  ASSERT_TRUE(next);
+  EXPECT_EQ((*next)->GetBatchSize().value(), 128);
+}
+
 TEST_F(BatchSizeOptimizerTest, ErrorsAreClear) {
   auto unreachable = BatchSizeOptimizer::Create(*gpus_, *monitor_, "http://127.0.0.1:1", Job(), 0,
                                                 BatchSizeOptimizerOptions{{std::chrono::milliseconds(500),

@@ -345,14 +345,19 @@ TEST(BsoServerCliTest, BadFlagsAndConfigurationAreClearErrors) {
       {{}, {{"ZEUS_BSO_THREADS", "many"}}, 2, "ZEUS_BSO_THREADS='many'"},
       {{}, {{"ZEUS_BSO_LOG_LEVEL", "loud"}}, 2, "ZEUS_BSO_LOG_LEVEL='loud'"},
       {{"--database", "postgresql://nobody@127.0.0.1:1/none"}, {}, 4, "cannot open the database"},
+      // Configuration from the environment when no flag is given.
+      {{}, {{"ZEUS_BSO_DATABASE_URL", "mysql://from/env"}}, 2, "mysql://from/env"},
+      {{"--database", "sqlite:///" + dir.File("ok.db")}, {{"ZEUS_BSO_LISTEN", "env-nonsense"}}, 2,
+       "bad listen address 'env-nonsense'"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> argv = {ZEUS_TEST_CLI_PATH, "bso-server"};
     argv.insert(argv.end(), c.args.begin(), c.args.end());
-    if (std::find(c.args.begin(), c.args.end(), "--listen") == c.args.end()) {
+    if (std::find(c.args.begin(), c.args.end(), "--listen") == c.args.end() && !c.env.contains("ZEUS_BSO_LISTEN")) {
       argv.insert(argv.end(), {"--listen", "127.0.0.1:0"});
     }
-    if (std::find(c.args.begin(), c.args.end(), "--database") == c.args.end()) {
+    if (std::find(c.args.begin(), c.args.end(), "--database") == c.args.end() &&
+        !c.env.contains("ZEUS_BSO_DATABASE_URL")) {
       argv.insert(argv.end(), {"--database", "sqlite:///" + dir.File("ok.db")});
     }
     zeus::testing::ProcessResult r = zeus::testing::RunProcess(argv, c.env);
