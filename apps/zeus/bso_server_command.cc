@@ -5,11 +5,13 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <memory>
 #include <string>
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include "zeus/base/error.h"
@@ -29,6 +31,13 @@ struct Flags {
   int shutdown_grace_ms = -1;
   std::string ready_file;
 };
+
+// One JSON log line in the server's format: {"ts":...,"level":"info",<fields>}.
+void LogLine(std::string_view fields) {
+  const auto now = std::chrono::time_point_cast<std::chrono::microseconds>(std::chrono::system_clock::now());
+  fmt::print(stderr, "{{\"ts\":\"{:%Y-%m-%dT%H:%M:%S}Z\",\"level\":\"info\",{}}}\n", now, fields);
+  std::fflush(stderr);
+}
 
 int RunBsoServer(const Flags& flags) {
   bso::ServerOptions options;
@@ -68,10 +77,10 @@ int RunBsoServer(const Flags& flags) {
   }
   int signal_number = 0;
   sigwait(&signals, &signal_number);
-  std::fprintf(stderr, "{\"event\":\"shutdown\",\"signal\":\"%s\"}\n", signal_number == SIGINT ? "SIGINT" : "SIGTERM");
+  LogLine(fmt::format(R"("event":"shutdown","signal":"{}")", signal_number == SIGINT ? "SIGINT" : "SIGTERM"));
   (*server)->Shutdown();
   (*server)->Wait();
-  std::fprintf(stderr, "{\"event\":\"stopped\"}\n");
+  LogLine(R"("event":"stopped")");
   return 0;
 }
 
