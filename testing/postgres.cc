@@ -2,6 +2,8 @@
 
 #include "testing/postgres.h"
 
+#include "testing/temp_dir.h"
+
 #include <unistd.h>
 
 #include <atomic>
@@ -73,6 +75,17 @@ ScopedPostgresDatabase::~ScopedPostgresDatabase() {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "warning: cannot drop test database %s: %s\n", name_.c_str(), e.what());
   }
+}
+
+Result<std::optional<std::string>> TestDatabaseUrl(bool postgres, const TempDir& dir,
+                                                   std::unique_ptr<ScopedPostgresDatabase>* holder) {
+  if (!postgres) return std::optional<std::string>("sqlite:///" + dir.File("test.db"));
+  std::optional<std::string> admin = TestPostgresUrl();
+  if (!admin) return std::optional<std::string>();
+  Result<std::unique_ptr<ScopedPostgresDatabase>> db = ScopedPostgresDatabase::Create(*admin);
+  if (!db) return Fail(db.error());
+  *holder = std::move(*db);
+  return std::optional<std::string>((*holder)->url());
 }
 
 }  // namespace zeus::testing

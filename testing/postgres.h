@@ -46,6 +46,16 @@ class ScopedPostgresDatabase {
   std::string url_;
 };
 
+class TempDir;
+
+// The database of a test that runs on both SQLite and PostgreSQL: with
+// postgres false, "sqlite:///" + a file in `dir`; with postgres true, a
+// fresh database on $ZEUS_TEST_POSTGRES_URL, kept alive by *holder. nullopt
+// when PostgreSQL is asked for and the variable is unset (skip the test);
+// the database's error when it cannot be created.
+Result<std::optional<std::string>> TestDatabaseUrl(bool postgres, const TempDir& dir,
+                                                   std::unique_ptr<ScopedPostgresDatabase>* holder);
+
 }  // namespace zeus::testing
 
 #endif  // ZEUS_TESTING_POSTGRES_H_

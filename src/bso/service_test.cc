@@ -33,17 +33,10 @@ enum class Db { kSqlite, kPostgres };
 class ServiceTest : public ::testing::TestWithParam<Db> {
  protected:
   void SetUp() override {
-    if (GetParam() == Db::kSqlite) {
-      url_ = "sqlite:///" + dir_.File("bso.db");
-    } else {
-      std::optional<std::string> admin = zeus::testing::TestPostgresUrl();
-      if (!admin) GTEST_SKIP() << "ZEUS_TEST_POSTGRES_URL is not set (make test starts a PostgreSQL server)";
-      Result<std::unique_ptr<zeus::testing::ScopedPostgresDatabase>> db =
-          zeus::testing::ScopedPostgresDatabase::Create(*admin);
-      ASSERT_TRUE(db) << db.error().message();
-      pg_ = std::move(*db);
-      url_ = pg_->url();
-    }
+    Result<std::optional<std::string>> url = zeus::testing::TestDatabaseUrl(GetParam() == Db::kPostgres, dir_, &pg_);
+    ASSERT_TRUE(url) << url.error().message();
+    if (!*url) GTEST_SKIP() << "ZEUS_TEST_POSTGRES_URL is not set (make test starts a PostgreSQL server)";
+    url_ = **url;
     Result<std::unique_ptr<BsoService>> service = BsoService::Open(url_);
     ASSERT_TRUE(service) << service.error().message();
     service_ = std::move(*service);

@@ -82,17 +82,10 @@ enum class Db { kSqlite, kPostgres };
 class BsoServerTest : public ::testing::TestWithParam<Db> {
  protected:
   void SetUp() override {
-    if (GetParam() == Db::kSqlite) {
-      database_ = "sqlite:///" + dir_.File("bso.db");
-      return;
-    }
-    std::optional<std::string> admin = zeus::testing::TestPostgresUrl();
-    if (!admin) GTEST_SKIP() << "ZEUS_TEST_POSTGRES_URL is not set (make test starts a PostgreSQL server)";
-    Result<std::unique_ptr<zeus::testing::ScopedPostgresDatabase>> db =
-        zeus::testing::ScopedPostgresDatabase::Create(*admin);
-    ASSERT_TRUE(db) << db.error().message();
-    pg_ = std::move(*db);
-    database_ = pg_->url();
+    Result<std::optional<std::string>> url = zeus::testing::TestDatabaseUrl(GetParam() == Db::kPostgres, dir_, &pg_);
+    ASSERT_TRUE(url) << url.error().message();
+    if (!*url) GTEST_SKIP() << "ZEUS_TEST_POSTGRES_URL is not set (make test starts a PostgreSQL server)";
+    database_ = **url;
   }
 
   static JobSpec Spec(const std::string& id, std::int64_t seed) {

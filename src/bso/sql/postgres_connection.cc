@@ -53,18 +53,6 @@ Error PostgresError(std::string_view sqlstate, bool connection_broken, std::stri
 
 namespace {
 
-std::string Abbreviate(std::string_view sql) {
-  std::string out;
-  for (char c : sql) {
-    if (out.size() >= 80) {
-      out += "...";
-      break;
-    }
-    out += (c == '\n' || c == '\t') ? ' ' : c;
-  }
-  return out;
-}
-
 // Server notices ("NOTICE: table ... does not exist, skipping") are not
 // written to stderr by a library.
 class QuietNotices final : public pqxx::errorhandler {
@@ -187,7 +175,7 @@ class PostgresConnection final : public SqlConnection {
 
   Status ExecuteScript(std::string_view sql) override {
     if (Status connected = EnsureConnected(); !connected) return connected;
-    return Guard(Abbreviate(sql), [&] { Send(std::string(sql)); });
+    return Guard(AbbreviateSql(sql), [&] { Send(std::string(sql)); });
   }
 
  private:
@@ -236,12 +224,12 @@ class PostgresConnection final : public SqlConnection {
         if (text.find('\0') != std::string::npos) {
           return Fail(ErrorCode::kInvalidArgument,
                       fmt::format("PostgreSQL: '{}': parameter ${} holds a NUL byte, which text cannot store",
-                                  Abbreviate(sql), values.size() + 1));
+                                  AbbreviateSql(sql), values.size() + 1));
         }
         values.emplace_back(text);
       }
     }
-    return Guard(Abbreviate(sql), [&] {
+    return Guard(AbbreviateSql(sql), [&] {
       const std::string& name = PreparedName(sql);
       pqxx::nontransaction tx(*connection_);
       pqxx::result result = tx.exec_prepared(name, pqxx::prepare::make_dynamic_params(values));

@@ -168,6 +168,18 @@ std::string RedactDatabaseUrl(std::string_view url) {
 
 namespace internal {
 
+std::string AbbreviateSql(std::string_view sql) {
+  std::string out;
+  for (char c : sql) {
+    if (out.size() >= 80) {
+      out += "...";
+      break;
+    }
+    out += (c == '\n' || c == '\t') ? ' ' : c;
+  }
+  return out;
+}
+
 std::string FormatDouble(double value) {
   std::array<char, 64> buffer{};
   auto [ptr, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);

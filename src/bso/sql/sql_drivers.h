@@ -58,6 +58,10 @@ Error PostgresError(std::string_view sqlstate, bool connection_broken, std::stri
 // "-inf", "nan").
 std::string FormatDouble(double value);
 
+// SQL for error messages: tabs and newlines as spaces, cut at 80 characters
+// with "...".
+std::string AbbreviateSql(std::string_view sql);
+
 }  // namespace zeus::bso::internal
 
 #endif  // ZEUS_SRC_BSO_SQL_SQL_DRIVERS_H_

@@ -47,18 +47,6 @@ Error SqliteError(int extended_result_code, std::string_view context, std::strin
 
 namespace {
 
-std::string Abbreviate(std::string_view sql) {
-  std::string out;
-  for (char c : sql) {
-    if (out.size() >= 80) {
-      out += "...";
-      break;
-    }
-    out += (c == '\n' || c == '\t') ? ' ' : c;
-  }
-  return out;
-}
-
 struct StatementDeleter {
   void operator()(sqlite3_stmt* stmt) const { sqlite3_finalize(stmt); }
 };
@@ -114,7 +102,7 @@ class SqliteConnection final : public SqlConnection {
     return static_cast<std::int64_t>(sqlite3_changes64(db_));
   }
 
-  Status ExecuteScript(std::string_view sql) override { return Exec(std::string(sql), Abbreviate(sql)); }
+  Status ExecuteScript(std::string_view sql) override { return Exec(std::string(sql), AbbreviateSql(sql)); }
 
   // Runs the connection pragmas; a failure here means the file is unusable.
   Status Configure(int busy_timeout_ms) {
@@ -155,15 +143,15 @@ class SqliteConnection final : public SqlConnection {
     const int rc =
         sqlite3_prepare_v3(db_, key.c_str(), static_cast<int>(key.size() + 1), SQLITE_PREPARE_PERSISTENT, &raw, &tail);
     Statement stmt(raw);
-    if (rc != SQLITE_OK) return Fail(LastError(Abbreviate(sql)));
+    if (rc != SQLITE_OK) return Fail(LastError(AbbreviateSql(sql)));
     if (stmt == nullptr) {
-      return Fail(ErrorCode::kInternal, fmt::format("SQLite: {}: '{}' holds no statement", path_, Abbreviate(sql)));
+      return Fail(ErrorCode::kInternal, fmt::format("SQLite: {}: '{}' holds no statement", path_, AbbreviateSql(sql)));
     }
     for (; tail != nullptr && *tail != '\0'; ++tail) {
       if (*tail != ' ' && *tail != '\n' && *tail != '\t' && *tail != '\r' && *tail != ';') {
         return Fail(ErrorCode::kInternal, fmt::format("SQLite: {}: '{}' holds more than one statement; use "
                                                       "ExecuteScript",
-                                                      path_, Abbreviate(sql)));
+                                                      path_, AbbreviateSql(sql)));
       }
     }
     return statements_.emplace(key, std::move(stmt)).first->second.get();
@@ -173,14 +161,14 @@ class SqliteConnection final : public SqlConnection {
     const int count = sqlite3_bind_parameter_count(stmt);
     if (count != static_cast<int>(params.size())) {
       return Fail(ErrorCode::kInternal, fmt::format("SQLite: {}: '{}' takes {} parameters, got {}", path_,
-                                                    Abbreviate(sql), count, params.size()));
+                                                    AbbreviateSql(sql), count, params.size()));
     }
     for (std::size_t i = 0; i < params.size(); ++i) {
       const std::string name = fmt::format("${}", i + 1);
       const int index = sqlite3_bind_parameter_index(stmt, name.c_str());
       if (index == 0) {
         return Fail(ErrorCode::kInternal,
-                    fmt::format("SQLite: {}: '{}' does not use parameter {}", path_, Abbreviate(sql), name));
+                    fmt::format("SQLite: {}: '{}' does not use parameter {}", path_, AbbreviateSql(sql), name));
       }
       const SqlValue& value = params[i];
       int rc = SQLITE_OK;
@@ -194,7 +182,7 @@ class SqliteConnection final : public SqlConnection {
         const std::string& text = std::get<std::string>(value);
         rc = sqlite3_bind_text64(stmt, index, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
       }
-      if (rc != SQLITE_OK) return Fail(LastError(Abbreviate(sql)));
+      if (rc != SQLITE_OK) return Fail(LastError(AbbreviateSql(sql)));
     }
     return OkStatus();
   }
@@ -244,7 +232,7 @@ class SqliteConnection final : public SqlConnection {
     while (true) {
       const int rc = sqlite3_step(s);
       if (rc == SQLITE_DONE) return OkStatus();
-      if (rc != SQLITE_ROW) return Fail(LastError(Abbreviate(sql)));
+      if (rc != SQLITE_ROW) return Fail(LastError(AbbreviateSql(sql)));
       if (rows == nullptr) continue;
       std::vector<std::optional<std::string>> cells;
       cells.reserve(static_cast<std::size_t>(columns));
