@@ -42,6 +42,7 @@ test-asan:
 # The test binaries whose code runs threads (samplers, guards, locks, the
 # HTTP server's workers, the service's connection pool).
 TSAN_TESTS = zeus_monitor_test zeus_device_test zeus_nvml_emulator_test zeus_runtime_test zeus_bso_http_test \
+             zeus_bso_sql_test \
              zeus_bso_test
 
 test-tsan:

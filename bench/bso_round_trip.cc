@@ -2,10 +2,12 @@
 //
 // Round trips through the batch-size service on loopback: each one is
 // GET /jobs/batch_size then a final POST /report, what one recurrence of a
-// job costs the service. Starts an in-process server (2 HTTP threads) on
-// SQLite (a temporary file) and, when a URL is given, on PostgreSQL; then
-// for 1 and 16 client connections prints throughput and latency
-// percentiles. Each connection drives its own job and starts a new job
+// job costs the service. First times the service alone (no HTTP) from 1
+// and 16 threads, then starts an in-process server (its default worker
+// threads, or $ZEUS_BENCH_SERVER_THREADS) and, for 1 and 16 client
+// connections, prints throughput and latency percentiles; on SQLite (a
+// temporary file) and, when a URL is given, on PostgreSQL.
+// ZEUS_BENCH_NO_HTTP=1 skips the HTTP runs. Each connection drives its own job and starts a new job
 // every 200 recurrences (a long-running recurring job), so the measure is
 // the steady state of many jobs, not one ever-growing history.
 //
@@ -105,45 +107,63 @@ Figures Run(const std::string& url, int connections, double seconds, const std::
   return f;
 }
 
-// The same round trips straight on the service, one thread, no HTTP: what
-// the database transactions cost alone.
-void BenchInProcess(const std::string& name, const std::string& database, double seconds) {
+// The same round trips straight on the service, no HTTP: what the database
+// transactions cost alone, from `threads` threads (each its own jobs).
+void BenchInProcess(const std::string& name, const std::string& database, double seconds, int threads) {
   auto service = zeus::bso::BsoService::Open(database);
   if (!service) {
     std::fprintf(stderr, "%s: %s\n", name.c_str(), service.error().message().c_str());
     std::exit(1);
   }
-  std::vector<double> latencies;
+  std::vector<std::vector<double>> per_thread(static_cast<std::size_t>(threads));
   const auto begin = Clock::now();
   const auto end = begin + std::chrono::duration<double>(seconds);
-  for (int job = 0; Clock::now() < end; ++job) {
-    const std::string id = fmt::format("bench-{}-direct-{}", name, job);
-    if (!(*service)->RegisterJob(Job(id))) std::exit(1);
-    for (int r = 0; r < 200 && Clock::now() < end; ++r) {
-      const auto start = Clock::now();
-      zeus::Result<zeus::bso::TrialId> t = (*service)->NextBatchSize(id);
-      if (!t) std::exit(1);
-      const double time = 100.0 + (t->batch_size % 7) + r % 3;
-      if (!(*service)->Report({id, t->batch_size, t->trial_number, time, 250.0 * time,
-                               t->batch_size == 16 ? 0.1 : 0.9, 10, true})) {
-        std::exit(1);
+  std::vector<std::thread> workers;
+  for (int w = 0; w < threads; ++w) {
+    workers.emplace_back([&, w] {
+      std::vector<double>& latencies = per_thread[static_cast<std::size_t>(w)];
+      for (int job = 0; Clock::now() < end; ++job) {
+        const std::string id = fmt::format("bench-{}-direct{}-{}-{}", name, threads, w, job);
+        if (!(*service)->RegisterJob(Job(id))) std::exit(1);
+        for (int r = 0; r < 200 && Clock::now() < end; ++r) {
+          const auto start = Clock::now();
+          zeus::Result<zeus::bso::TrialId> t = (*service)->NextBatchSize(id);
+          if (!t) std::exit(1);
+          const double time = 100.0 + (t->batch_size % 7) + r % 3;
+          if (!(*service)->Report({id, t->batch_size, t->trial_number, time, 250.0 * time,
+                                   t->batch_size == 16 ? 0.1 : 0.9, 10, true})) {
+            std::exit(1);
+          }
+          latencies.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+        }
       }
-      latencies.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
-    }
+    });
   }
+  for (std::thread& t : workers) t.join();
   const double elapsed = std::chrono::duration<double>(Clock::now() - begin).count();
+  std::vector<double> latencies;
+  for (const auto& v : per_thread) latencies.insert(latencies.end(), v.begin(), v.end());
   std::sort(latencies.begin(), latencies.end());
-  fmt::print("{:<10} in process, no HTTP: {:>7.0f} round trips/s   p50 {:>6.2f} ms   p99 {:>6.2f} ms\n", name,
-             static_cast<double>(latencies.size()) / elapsed, latencies[latencies.size() / 2],
-             latencies[std::min(latencies.size() - 1, latencies.size() * 99 / 100)]);
+  const zeus::bso::TransactionStats stats = (*service)->stats();
+  fmt::print("{:<10} in process, {:>2} thread(s), no HTTP: {:>7.0f} round trips/s   p50 {:>6.2f} ms   p99 {:>6.2f} ms"
+             "   {:.1f} operations per commit\n",
+             name, threads, static_cast<double>(latencies.size()) / elapsed, latencies[latencies.size() / 2],
+             latencies[std::min(latencies.size() - 1, latencies.size() * 99 / 100)],
+             static_cast<double>(stats.operations) / static_cast<double>(std::max<std::uint64_t>(1, stats.transactions)));
+  std::fflush(stdout);
 }
 
 void Bench(const std::string& name, const std::string& database, double seconds) {
-  BenchInProcess(name, database, seconds);
+  BenchInProcess(name, database, seconds, 1);
+  BenchInProcess(name, database, seconds, 16);
+  if (std::getenv("ZEUS_BENCH_NO_HTTP") != nullptr) return;
   zeus::bso::ServerOptions options;
   options.listen = "127.0.0.1:0";
   options.database_url = database;
-  options.threads = 2;
+  // The server's default unless ZEUS_BENCH_SERVER_THREADS says otherwise.
+  options.threads = std::getenv("ZEUS_BENCH_SERVER_THREADS") != nullptr
+                        ? std::atoi(std::getenv("ZEUS_BENCH_SERVER_THREADS"))
+                        : 0;
   options.log_level = "warn";
   options.access_log = false;
   auto server = zeus::bso::BsoServer::Start(options);
@@ -171,8 +191,11 @@ int main(int argc, char** argv) {
       std::filesystem::temp_directory_path() / fmt::format("zeus-bso-bench-{}", ::getpid());
   std::filesystem::create_directories(dir);
   fmt::print("Batch-size service round trips (GET /jobs/batch_size + POST /report) on loopback, {} s per run,\n"
-             "server with 2 HTTP threads, clients in the same process; {} cores.\n",
-             seconds, std::thread::hardware_concurrency());
+             "server with {} HTTP threads, clients in the same process; {} cores.\n",
+             seconds,
+             std::getenv("ZEUS_BENCH_SERVER_THREADS") != nullptr ? std::atoi(std::getenv("ZEUS_BENCH_SERVER_THREADS"))
+                                                                 : zeus::bso::DefaultWorkerThreads(),
+             std::thread::hardware_concurrency());
   Bench("sqlite", "sqlite:///" + (dir / "bench.db").string(), seconds);
   if (!postgres.empty()) {
     Bench("postgresql", postgres, seconds);

@@ -95,7 +95,7 @@ void RegisterBsoServerCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--database", flags->database,
                   "sqlite:///relative.db, sqlite:////absolute.db or postgresql://user@host:port/db "
                   "(default sqlite:///zeus_bso.db; env ZEUS_BSO_DATABASE_URL)");
-  cmd->add_option("--threads", flags->threads, "HTTP worker threads, 0 = one per core (env ZEUS_BSO_THREADS)")
+  cmd->add_option("--threads", flags->threads, "HTTP worker threads, 0 = 4 per core, at least 8 (env ZEUS_BSO_THREADS)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--log-level", flags->log_level, "trace, debug, info, warn, error or off (env ZEUS_BSO_LOG_LEVEL)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));

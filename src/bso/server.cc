@@ -2,9 +2,11 @@
 
 #include "zeus/bso/server.h"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -34,6 +36,14 @@ std::string Fields(const nlohmann::json& fields) {
   return s.substr(1, s.size() - 2);
 }
 
+}  // namespace
+
+int DefaultWorkerThreads() {
+  return static_cast<int>(std::max(8u, 4 * std::thread::hardware_concurrency()));
+}
+
+namespace {
+
 class BsoServerImpl : public BsoServer {
  public:
   BsoServerImpl(std::unique_ptr<BsoService> service, std::shared_ptr<spdlog::logger> logger, std::string host)
@@ -47,7 +57,7 @@ class BsoServerImpl : public BsoServer {
     HttpServerOptions http;
     http.host = host;
     http.port = port;
-    http.threads = options.threads;
+    http.threads = options.threads > 0 ? options.threads : DefaultWorkerThreads();
     http.max_body_bytes = options.max_body_bytes;
     http.request_timeout = options.request_timeout;
     http.shutdown_grace = options.shutdown_grace;

@@ -3,11 +3,11 @@
 #include "bso/service.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <chrono>
 #include <limits>
 #include <random>
-#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -24,8 +24,6 @@ namespace {
 
 using optimizer::NumpyRandom;
 using optimizer::NumpyRandomState;
-
-constexpr int kMaxAttempts = 8;
 
 std::int64_t NowUs() {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -406,100 +404,48 @@ int HttpStatusFor(ErrorCode code) {
 // ---- BsoService -----------------------------------------------------------
 
 Result<std::unique_ptr<BsoService>> BsoService::Open(const std::string& database_url) {
+  std::string scheme = database_url.substr(0, database_url.find("://"));
+  std::transform(scheme.begin(), scheme.end(), scheme.begin(), [](unsigned char c) { return std::tolower(c); });
+  const bool sqlite = scheme.starts_with("sqlite");
   // Each pooled connection to an in-memory SQLite database would see a
   // different, empty database.
-  if (database_url.starts_with("sqlite") &&
-      (database_url.ends_with("://") || database_url.ends_with(":memory:"))) {
+  if (sqlite && (database_url.ends_with("://") || database_url.ends_with(":memory:"))) {
     return Fail(ErrorCode::kInvalidArgument,
                 fmt::format("{}: the batch-size service needs a database file, e.g. sqlite:///zeus_bso.db",
                             database_url));
   }
-  BSO_TRY(connection, OpenSqlConnection(database_url));
+  TransactionRunnerOptions options;
+  options.group_commit = sqlite;
+  // Checkpoints run on their own thread, not inside a commit that every
+  // grouped request waits for.
+  options.connection.sqlite_auto_checkpoint = !sqlite;
+  BSO_TRY(connection, OpenSqlConnection(database_url, options.connection));
   BSO_CHECK(MigrateSchema(*connection));
-  std::unique_ptr<BsoService> service(new BsoService(database_url, connection->dialect()));
-  service->Release(std::move(connection));
-  return service;
-}
-
-Result<std::unique_ptr<SqlConnection>> BsoService::Acquire() {
-  {
-    std::lock_guard lock(mu_);
-    if (!idle_.empty()) {
-      std::unique_ptr<SqlConnection> c = std::move(idle_.back());
-      idle_.pop_back();
-      return c;
-    }
+  std::unique_ptr<WalCheckpointer> checkpointer;
+  if (connection->dialect() == SqlDialect::kSqlite) {
+    BSO_TRY(started, WalCheckpointer::Start(database_url, std::chrono::milliseconds(100)));
+    checkpointer = std::move(started);
   }
-  return OpenSqlConnection(url_);
+  const SqlDialect dialect = connection->dialect();
+  return std::unique_ptr<BsoService>(
+      new BsoService(dialect, std::make_unique<TransactionRunner>(database_url, options, std::move(connection)),
+                     std::move(checkpointer)));
 }
 
-void BsoService::Release(std::unique_ptr<SqlConnection> connection) {
-  std::lock_guard lock(mu_);
-  idle_.push_back(std::move(connection));
-}
+TransactionStats BsoService::stats() const { return runner_->stats(); }
 
-std::uint64_t BsoService::retries() const {
-  std::lock_guard lock(mu_);
-  return retries_;
-}
+std::uint64_t BsoService::retries() const { return runner_->stats().retries; }
 
 template <class T, class Fn>
 Result<T> BsoService::Transact(Fn&& fn) {
-  std::optional<Error> last;
-  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-    if (attempt > 0) {
-      {
-        std::lock_guard lock(mu_);
-        ++retries_;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(std::min(1 << attempt, 100)));
-    }
-    Result<std::unique_ptr<SqlConnection>> connection = Acquire();
-    if (!connection) {
-      last = connection.error();
-      if (last->code() == ErrorCode::kUnavailable) continue;
-      return Fail(*last);
-    }
-    SqlConnection& c = **connection;
-    // SQLite has one writer at a time; queueing this process's writers here
-    // keeps them out of SQLite's busy handler, which sleeps.
-    std::unique_lock<std::mutex> writer;
-    if (dialect_ == SqlDialect::kSqlite) writer = std::unique_lock<std::mutex>(sqlite_writer_mu_);
-    if (Status s = c.Begin(); !s) {
-      last = s.error();
-      // A broken connection is dropped, not returned to the pool.
-      if (last->code() == ErrorCode::kAborted) {
-        Release(std::move(*connection));
-        continue;
-      }
-      if (last->code() == ErrorCode::kUnavailable) continue;
-      return Fail(*last);
-    }
-    Result<T> result = fn(c);
-    if (result) {
-      if (Status s = c.Commit(); !s) {
-        last = s.error();
-        if (last->code() == ErrorCode::kAborted) {
-          Release(std::move(*connection));
-          continue;
-        }
-        if (last->code() == ErrorCode::kUnavailable) continue;
-        return Fail(*last);
-      }
-      Release(std::move(*connection));
-      return result;
-    }
-    c.Rollback();
-    last = result.error();
-    if (last->code() == ErrorCode::kAborted) {
-      Release(std::move(*connection));
-      continue;
-    }
-    if (last->code() == ErrorCode::kUnavailable) continue;
-    Release(std::move(*connection));
-    return result;
-  }
-  return Fail(last->WithContext(fmt::format("gave up after {} attempts", kMaxAttempts)));
+  std::optional<Result<T>> result;
+  Status outcome = runner_->Run([&](SqlConnection& c) -> Status {
+    result.emplace(fn(c));
+    if (*result) return OkStatus();
+    return Fail(result->error());
+  });
+  if (!outcome) return Fail(outcome.error());
+  return std::move(*result);
 }
 
 Result<RegisterResult> BsoService::RegisterJob(JobSpec spec) {

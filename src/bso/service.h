@@ -22,20 +22,20 @@
 //     for every job (a job without mab_seed gets a random seed once);
 //   * generated job ids use 32 random bits, not the time.
 //
-// Thread-safety: all methods may be called concurrently; each takes a
-// connection from an internal pool.
+// Thread-safety: all methods may be called concurrently; transactions run
+// through a TransactionRunner (a connection pool; group commit on SQLite).
 
 #ifndef ZEUS_SRC_BSO_SERVICE_H_
 #define ZEUS_SRC_BSO_SERVICE_H_
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "bso/sql/sql_connection.h"
+#include "bso/transaction_runner.h"
 #include "zeus/base/error.h"
 #include "zeus/bso/models.h"
 
@@ -112,27 +112,27 @@ class BsoService {
   Result<JobState> State(const std::string& job_id);
 
   SqlDialect dialect() const { return dialect_; }
-  // How many transactions were retried after a conflict (kAborted).
+  // Counts of operations, committed transactions (fewer than operations
+  // when SQLite group commit merged some) and retries after a conflict.
+  TransactionStats stats() const;
   std::uint64_t retries() const;
 
  private:
-  explicit BsoService(std::string url, SqlDialect dialect) : url_(std::move(url)), dialect_(dialect) {}
+  BsoService(SqlDialect dialect, std::unique_ptr<TransactionRunner> runner,
+             std::unique_ptr<WalCheckpointer> checkpointer)
+      : dialect_(dialect), checkpointer_(std::move(checkpointer)), runner_(std::move(runner)) {}
 
-  class Lease;
-  Result<std::unique_ptr<SqlConnection>> Acquire();
-  void Release(std::unique_ptr<SqlConnection> connection);
-  // Runs fn(connection) in one transaction, retrying conflicts and a lost
-  // connection; fn's error rolls back.
+  // Runs fn(connection) in one transaction through runner_; fn's error
+  // rolls back and is returned. fn may run more than once, on another
+  // thread (see transaction_runner.h).
   template <class T, class Fn>
   Result<T> Transact(Fn&& fn);
 
-  std::string url_;
   SqlDialect dialect_;
-  mutable std::mutex mu_;  // guards idle_ and retries_
-  std::vector<std::unique_ptr<SqlConnection>> idle_;
-  std::uint64_t retries_ = 0;
-  // Held for each SQLite transaction (see Transact).
-  std::mutex sqlite_writer_mu_;
+  // SQLite only. Declared before runner_, so destroyed after it: the last
+  // checkpoint follows the last write.
+  std::unique_ptr<WalCheckpointer> checkpointer_;
+  std::unique_ptr<TransactionRunner> runner_;
 };
 
 // The HTTP status for a service error (one table, tested in

@@ -19,13 +19,19 @@ namespace zeus::bso {
 struct ServerOptions {
   std::string listen = "127.0.0.1:8000";  // HOST:PORT; port 0 picks a free one
   std::string database_url = "sqlite:///zeus_bso.db";
-  int threads = 0;  // HTTP worker threads; 0: one per core
+  // HTTP worker threads; 0: DefaultWorkerThreads(). Handlers block on the
+  // database (SQLite group-commits the requests that wait together), so
+  // more threads than cores pay.
+  int threads = 0;
   std::size_t max_body_bytes = 64 << 10;
   std::chrono::milliseconds request_timeout{30000};
   std::chrono::milliseconds shutdown_grace{10000};
   std::string log_level = "info";  // trace, debug, info, warn, error, off
   bool access_log = true;          // one JSON line per request at info level
 };
+
+// 4 x the cores, at least 8.
+int DefaultWorkerThreads();
 
 // Overrides `options` from ZEUS_BSO_LISTEN, ZEUS_BSO_DATABASE_URL,
 // ZEUS_BSO_THREADS, ZEUS_BSO_LOG_LEVEL and ZEUS_BSO_ACCESS_LOG (true/false),

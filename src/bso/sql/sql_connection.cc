@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <limits>
 #include <system_error>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -95,32 +96,45 @@ Result<std::optional<double>> SqlRow::OptionalDouble(std::size_t column) const {
   return std::optional<double>(*value);
 }
 
-Result<std::unique_ptr<SqlConnection>> OpenSqlConnection(std::string_view url, int busy_timeout_ms) {
-  const std::string shown = RedactDatabaseUrl(url);
+namespace {
+
+// The scheme of a URL, lower case ("" when there is none), and the rest.
+std::pair<std::string, std::string_view> SplitScheme(std::string_view url) {
   const std::size_t sep = url.find("://");
-  const std::string scheme = sep == std::string_view::npos ? std::string() : ToLower(url.substr(0, sep));
-  const std::string_view rest = sep == std::string_view::npos ? std::string_view() : url.substr(sep + 3);
+  if (sep == std::string_view::npos) return {std::string(), std::string_view()};
+  return {ToLower(url.substr(0, sep)), url.substr(sep + 3)};
+}
+
+bool IsSqliteScheme(const std::string& scheme) {
+  return scheme == "sqlite" || scheme == "sqlite+aiosqlite" || scheme == "sqlite+pysqlite";
+}
+
+// SQLAlchemy: sqlite:// and sqlite:///:memory: are in memory;
+// sqlite:///rel.db is relative, sqlite:////abs.db absolute.
+Result<std::string> SqlitePath(std::string_view rest, const std::string& shown) {
+  if (rest.find_first_of("?#") != std::string_view::npos) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("database URL '{}': SQLite URLs take no query parameters", shown));
+  }
+  if (rest.empty() || rest == "/:memory:") return std::string(":memory:");
+  if (rest.front() == '/' && rest.size() > 1) return std::string(rest.substr(1));
+  return Fail(ErrorCode::kInvalidArgument,
+              fmt::format("database URL '{}': expected sqlite:///relative/path.db, sqlite:////absolute/path.db "
+                          "or sqlite:// (in memory)",
+                          shown));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SqlConnection>> OpenSqlConnection(std::string_view url, const SqlConnectionOptions& options) {
+  const std::string shown = RedactDatabaseUrl(url);
+  const auto [scheme, rest] = SplitScheme(url);
   const std::string base_scheme = scheme.substr(0, scheme.find('+'));
 
-  if (base_scheme == "sqlite" && (scheme == "sqlite" || scheme == "sqlite+aiosqlite" || scheme == "sqlite+pysqlite")) {
-    // SQLAlchemy: sqlite:// and sqlite:///:memory: are in memory;
-    // sqlite:///rel.db is relative, sqlite:////abs.db absolute.
-    if (rest.find_first_of("?#") != std::string_view::npos) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  fmt::format("database URL '{}': SQLite URLs take no query parameters", shown));
-    }
-    std::string path;
-    if (rest.empty() || rest == "/:memory:") {
-      path = ":memory:";
-    } else if (rest.front() == '/' && rest.size() > 1) {
-      path = std::string(rest.substr(1));
-    } else {
-      return Fail(ErrorCode::kInvalidArgument,
-                  fmt::format("database URL '{}': expected sqlite:///relative/path.db, sqlite:////absolute/path.db "
-                              "or sqlite:// (in memory)",
-                              shown));
-    }
-    return internal::OpenSqliteConnection(path, busy_timeout_ms);
+  if (IsSqliteScheme(scheme)) {
+    Result<std::string> path = SqlitePath(rest, shown);
+    if (!path) return Fail(path.error());
+    return internal::OpenSqliteConnection(*path, options);
   }
   if (base_scheme == "postgresql" || base_scheme == "postgres") {
     // libpq accepts postgresql:// and postgres://; a "+driver" suffix is
@@ -131,6 +145,23 @@ Result<std::unique_ptr<SqlConnection>> OpenSqlConnection(std::string_view url, i
               fmt::format("database URL '{}': unsupported scheme '{}'; accepted: sqlite://, sqlite+aiosqlite://, "
                           "postgresql://, postgres:// (a '+driver' suffix such as postgresql+asyncpg:// is ignored)",
                           shown, scheme));
+}
+
+Result<std::unique_ptr<WalCheckpointer>> WalCheckpointer::Start(std::string_view sqlite_url,
+                                                                std::chrono::milliseconds interval) {
+  const std::string shown = RedactDatabaseUrl(sqlite_url);
+  const auto [scheme, rest] = SplitScheme(sqlite_url);
+  if (!IsSqliteScheme(scheme)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("database URL '{}': only SQLite databases have a write-ahead log to checkpoint", shown));
+  }
+  Result<std::string> path = SqlitePath(rest, shown);
+  if (!path) return Fail(path.error());
+  if (*path == ":memory:") {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("database URL '{}': an in-memory database has no write-ahead log", shown));
+  }
+  return internal::StartSqliteWalCheckpointer(*path, interval);
 }
 
 std::string RedactDatabaseUrl(std::string_view url) {

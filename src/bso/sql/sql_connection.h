@@ -26,6 +26,7 @@
 #ifndef ZEUS_SRC_BSO_SQL_SQL_CONNECTION_H_
 #define ZEUS_SRC_BSO_SQL_SQL_CONNECTION_H_
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -93,19 +94,57 @@ class SqlConnection {
   virtual Status ExecuteScript(std::string_view sql) = 0;
 };
 
+struct SqlConnectionOptions {
+  // How long a statement waits for another connection's lock (SQLite) before
+  // failing with kAborted.
+  int busy_timeout_ms = 10000;
+  // SQLite: whether the commit that grows the write-ahead log past 1000
+  // pages also checkpoints it (SQLite's default). Turn it off only where a
+  // WalCheckpointer does that work on a thread of its own.
+  bool sqlite_auto_checkpoint = true;
+};
+
 // Opens a connection from a URL:
 //   sqlite:///relative/path.db, sqlite:////absolute/path.db  (SQLAlchemy's
 //       convention; "sqlite+aiosqlite://" is accepted too), sqlite:// or
 //       sqlite:///:memory: for a private in-memory database. The file is
 //       created if missing; WAL journal, synchronous=NORMAL (a committed
 //       transaction survives a process crash), foreign keys on, busy timeout
-//       `busy_timeout_ms`.
+//       and checkpointing as in `options`.
 //   postgresql://... or postgres://... (libpq's URI syntax; a "+driver"
 //       suffix such as postgresql+asyncpg:// is accepted and ignored).
 // Fails with kInvalidArgument for any other scheme (the message lists the
 // accepted ones), kUnavailable when the server cannot be reached, kIoError
 // when the SQLite file cannot be opened.
-Result<std::unique_ptr<SqlConnection>> OpenSqlConnection(std::string_view url, int busy_timeout_ms = 10000);
+Result<std::unique_ptr<SqlConnection>> OpenSqlConnection(std::string_view url,
+                                                         const SqlConnectionOptions& options = {});
+
+// Checkpoints a SQLite database's write-ahead log (copies its pages into
+// the database file, then lets the log restart) from a thread of its own,
+// every `interval`, in PASSIVE mode: it never blocks readers or writers, and
+// writers whose connections have sqlite_auto_checkpoint off never pay for a
+// checkpoint and its fsync inside a commit.
+// Thread-safety: CheckpointNow and checkpoints may be called from any thread.
+class WalCheckpointer {
+ public:
+  struct Progress {
+    int wal_frames = 0;           // frames in the log
+    int checkpointed_frames = 0;  // of those, now in the database file
+  };
+  // sqlite_url as for OpenSqlConnection (a file, not in memory). Fails with
+  // kInvalidArgument for another URL and kIoError when the file cannot be
+  // opened.
+  static Result<std::unique_ptr<WalCheckpointer>> Start(std::string_view sqlite_url,
+                                                        std::chrono::milliseconds interval);
+  // Stops the thread, then checkpoints once more.
+  virtual ~WalCheckpointer() = default;
+
+  // One checkpoint now, on the calling thread. kAborted when another
+  // connection's checkpoint is running.
+  virtual Result<Progress> CheckpointNow() = 0;
+  // Checkpoints completed so far (by the thread and by CheckpointNow).
+  virtual std::uint64_t checkpoints() const = 0;
+};
 
 // The URL with any password replaced by "***", for logs and messages.
 std::string RedactDatabaseUrl(std::string_view url);

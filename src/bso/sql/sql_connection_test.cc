@@ -70,7 +70,7 @@ class SqlConnectionTest : public ::testing::TestWithParam<Backend> {
   bool IsPostgres() const { return GetParam() == Backend::kPostgres; }
 
   std::unique_ptr<SqlConnection> Open(int busy_timeout_ms = 10000) {
-    auto connection = OpenSqlConnection(url_, busy_timeout_ms);
+    auto connection = OpenSqlConnection(url_, {.busy_timeout_ms = busy_timeout_ms});
     EXPECT_TRUE(connection) << connection.error().message();
     return connection ? std::move(*connection) : nullptr;
   }
@@ -520,6 +520,86 @@ TEST(OpenSqlConnectionTest, SqliteAbsoluteRelativeAndDriverUrls) {
   std::filesystem::current_path(cwd);
   ASSERT_TRUE(relative) << relative.error().message();
   EXPECT_TRUE(std::filesystem::exists(temp.File("rel.db")));
+}
+
+// --- WalCheckpointer ---------------------------------------------------------
+
+// Writes `rows` rows of 2 KiB, each in its own transaction.
+void FillLog(SqlConnection& db, int first, int rows) {
+  for (int i = first; i < first + rows; ++i) {
+    const std::vector<SqlValue> params = {SqlValue(static_cast<std::int64_t>(i)), SqlValue(std::string(2048, 'x'))};
+    ASSERT_TRUE(db.Execute("INSERT INTO log (k, payload) VALUES ($1, $2)", params));
+  }
+}
+
+TEST(WalCheckpointerTest, CheckpointsWhatWritersWithoutAutoCheckpointLeave) {
+  testing::TempDir temp;
+  const std::string url = "sqlite:///" + temp.File("wal.db");
+  auto db = OpenSqlConnection(url, {.sqlite_auto_checkpoint = false});
+  ASSERT_TRUE(db) << db.error().message();
+  ASSERT_TRUE((*db)->ExecuteScript("CREATE TABLE log (k INTEGER PRIMARY KEY, payload TEXT)"));
+  // The thread does not run within this test.
+  auto checkpointer = WalCheckpointer::Start(url, std::chrono::hours(1));
+  ASSERT_TRUE(checkpointer) << checkpointer.error().message();
+  FillLog(**db, 0, 1500);
+  // No commit checkpointed: the log holds well over SQLite's 1000 pages.
+  Result<WalCheckpointer::Progress> first = (*checkpointer)->CheckpointNow();
+  ASSERT_TRUE(first) << first.error().message();
+  EXPECT_GT(first->wal_frames, 1500);
+  EXPECT_EQ(first->checkpointed_frames, first->wal_frames);
+  // Fully checkpointed, the log restarts with the next write.
+  FillLog(**db, 1500, 1);
+  Result<WalCheckpointer::Progress> second = (*checkpointer)->CheckpointNow();
+  ASSERT_TRUE(second) << second.error().message();
+  EXPECT_LT(second->wal_frames, 10);
+  EXPECT_EQ((*checkpointer)->checkpoints(), 2u);
+  // The rows are in the database file.
+  auto count = (*db)->Query("SELECT COUNT(*) FROM log");
+  ASSERT_TRUE(count);
+  EXPECT_EQ((*count)[0].Int(0).value_or(0), 1501);
+}
+
+TEST(WalCheckpointerTest, WithAutoCheckpointTheLogRestartsByItself) {
+  testing::TempDir temp;
+  const std::string url = "sqlite:///" + temp.File("wal.db");
+  auto db = OpenSqlConnection(url);
+  ASSERT_TRUE(db) << db.error().message();
+  ASSERT_TRUE((*db)->ExecuteScript("CREATE TABLE log (k INTEGER PRIMARY KEY, payload TEXT)"));
+  auto checkpointer = WalCheckpointer::Start(url, std::chrono::hours(1));
+  ASSERT_TRUE(checkpointer) << checkpointer.error().message();
+  FillLog(**db, 0, 1500);
+  Result<WalCheckpointer::Progress> progress = (*checkpointer)->CheckpointNow();
+  ASSERT_TRUE(progress) << progress.error().message();
+  EXPECT_LT(progress->wal_frames, 1500);
+}
+
+TEST(WalCheckpointerTest, TheThreadCheckpointsEveryInterval) {
+  testing::TempDir temp;
+  const std::string url = "sqlite:///" + temp.File("wal.db");
+  auto db = OpenSqlConnection(url, {.sqlite_auto_checkpoint = false});
+  ASSERT_TRUE(db) << db.error().message();
+  ASSERT_TRUE((*db)->ExecuteScript("CREATE TABLE log (k INTEGER PRIMARY KEY, payload TEXT)"));
+  auto checkpointer = WalCheckpointer::Start(url, std::chrono::milliseconds(5));
+  ASSERT_TRUE(checkpointer) << checkpointer.error().message();
+  FillLog(**db, 0, 10);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while ((*checkpointer)->checkpoints() < 3 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_GE((*checkpointer)->checkpoints(), 3u);
+  checkpointer->reset();  // joins the thread, checkpoints once more
+}
+
+TEST(WalCheckpointerTest, RejectsWhatHasNoLog) {
+  for (const char* url : {"postgresql://localhost/x", "sqlite://", "sqlite:///:memory:", "mysql://x"}) {
+    auto checkpointer = WalCheckpointer::Start(url, std::chrono::seconds(1));
+    ASSERT_FALSE(checkpointer) << url;
+    EXPECT_EQ(checkpointer.error().code(), ErrorCode::kInvalidArgument) << url;
+  }
+  testing::TempDir temp;
+  auto missing = WalCheckpointer::Start("sqlite:///" + temp.File("missing/dir/x.db"), std::chrono::seconds(1));
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code(), ErrorCode::kIoError) << missing.error().message();
 }
 
 TEST(OpenSqlConnectionTest, SqliteInMemoryDatabasesArePrivate) {

@@ -20,7 +20,12 @@ namespace zeus::bso::internal {
 // in-memory database when `path` is ":memory:", and applies the pragmas of
 // OpenSqlConnection. Fails with kIoError naming the path when the file cannot
 // be opened.
-Result<std::unique_ptr<SqlConnection>> OpenSqliteConnection(const std::string& path, int busy_timeout_ms);
+Result<std::unique_ptr<SqlConnection>> OpenSqliteConnection(const std::string& path,
+                                                            const SqlConnectionOptions& options);
+
+// WalCheckpointer::Start for the database file at `path`.
+Result<std::unique_ptr<WalCheckpointer>> StartSqliteWalCheckpointer(const std::string& path,
+                                                                    std::chrono::milliseconds interval);
 
 // Connects to PostgreSQL. `libpq_url` is a postgresql:// URI that libpq
 // accepts (no "+driver" suffix); `display_url` is what messages show (the

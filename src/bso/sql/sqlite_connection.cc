@@ -4,7 +4,12 @@
 
 #include <sqlite3.h>
 
+#include <atomic>
 #include <charconv>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -52,6 +57,18 @@ struct StatementDeleter {
 };
 using Statement = std::unique_ptr<sqlite3_stmt, StatementDeleter>;
 
+// A prepared statement and, for each of its parameters $1..$n, the index
+// SQLite gave it.
+struct CachedStatement {
+  Statement statement;
+  std::vector<int> parameter_indexes;
+};
+
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view text) const noexcept { return std::hash<std::string_view>{}(text); }
+};
+
 class SqliteConnection final : public SqlConnection {
  public:
   SqliteConnection(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
@@ -68,7 +85,7 @@ class SqliteConnection final : public SqlConnection {
   Status Begin() override {
     if (InTransaction()) return Fail(ErrorCode::kFailedPrecondition, "SQLite: Begin: a transaction is already open");
     first_failure_.reset();
-    return Exec("BEGIN IMMEDIATE", "BEGIN IMMEDIATE");
+    return RunUnchecked("BEGIN IMMEDIATE", {}, nullptr);
   }
 
   Status Commit() override {
@@ -79,7 +96,7 @@ class SqliteConnection final : public SqlConnection {
       Rollback();
       return Fail(std::move(failure));
     }
-    Status status = Exec("COMMIT", "COMMIT");
+    Status status = RunUnchecked("COMMIT", {}, nullptr);
     if (!status) Rollback();
     return status;
   }
@@ -105,9 +122,10 @@ class SqliteConnection final : public SqlConnection {
   Status ExecuteScript(std::string_view sql) override { return Exec(std::string(sql), AbbreviateSql(sql)); }
 
   // Runs the connection pragmas; a failure here means the file is unusable.
-  Status Configure(int busy_timeout_ms) {
+  Status Configure(const SqlConnectionOptions& options) {
     sqlite3_extended_result_codes(db_, 1);
-    sqlite3_busy_timeout(db_, busy_timeout_ms);
+    sqlite3_busy_timeout(db_, options.busy_timeout_ms);
+    if (!options.sqlite_auto_checkpoint) sqlite3_wal_autocheckpoint(db_, 0);
     if (Status s = Exec("PRAGMA journal_mode=WAL", "PRAGMA journal_mode=WAL"); !s) return s;
     if (Status s = Exec("PRAGMA synchronous=NORMAL", "PRAGMA synchronous=NORMAL"); !s) return s;
     return Exec("PRAGMA foreign_keys=ON", "PRAGMA foreign_keys=ON");
@@ -135,9 +153,9 @@ class SqliteConnection final : public SqlConnection {
     if (InTransaction() && !first_failure_.has_value()) first_failure_ = error;
   }
 
-  Result<sqlite3_stmt*> Prepare(std::string_view sql) {
+  Result<CachedStatement*> Prepare(std::string_view sql) {
+    if (auto it = statements_.find(sql); it != statements_.end()) return &it->second;
     const std::string key(sql);
-    if (auto it = statements_.find(key); it != statements_.end()) return it->second.get();
     sqlite3_stmt* raw = nullptr;
     const char* tail = nullptr;
     const int rc =
@@ -154,22 +172,29 @@ class SqliteConnection final : public SqlConnection {
                                                       path_, AbbreviateSql(sql)));
       }
     }
-    return statements_.emplace(key, std::move(stmt)).first->second.get();
-  }
-
-  Status Bind(sqlite3_stmt* stmt, std::string_view sql, std::span<const SqlValue> params) {
-    const int count = sqlite3_bind_parameter_count(stmt);
-    if (count != static_cast<int>(params.size())) {
-      return Fail(ErrorCode::kInternal, fmt::format("SQLite: {}: '{}' takes {} parameters, got {}", path_,
-                                                    AbbreviateSql(sql), count, params.size()));
-    }
-    for (std::size_t i = 0; i < params.size(); ++i) {
-      const std::string name = fmt::format("${}", i + 1);
-      const int index = sqlite3_bind_parameter_index(stmt, name.c_str());
+    CachedStatement cached{std::move(stmt), {}};
+    const int count = sqlite3_bind_parameter_count(cached.statement.get());
+    for (int i = 1; i <= count; ++i) {
+      const std::string name = fmt::format("${}", i);
+      const int index = sqlite3_bind_parameter_index(cached.statement.get(), name.c_str());
       if (index == 0) {
         return Fail(ErrorCode::kInternal,
                     fmt::format("SQLite: {}: '{}' does not use parameter {}", path_, AbbreviateSql(sql), name));
       }
+      cached.parameter_indexes.push_back(index);
+    }
+    return &statements_.emplace(key, std::move(cached)).first->second;
+  }
+
+  Status Bind(const CachedStatement& cached, std::string_view sql, std::span<const SqlValue> params) {
+    if (cached.parameter_indexes.size() != params.size()) {
+      return Fail(ErrorCode::kInternal, fmt::format("SQLite: {}: '{}' takes {} parameters, got {}", path_,
+                                                    AbbreviateSql(sql), cached.parameter_indexes.size(),
+                                                    params.size()));
+    }
+    sqlite3_stmt* stmt = cached.statement.get();
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      const int index = cached.parameter_indexes[i];
       const SqlValue& value = params[i];
       int rc = SQLITE_OK;
       if (std::holds_alternative<std::monostate>(value)) {
@@ -217,17 +242,16 @@ class SqliteConnection final : public SqlConnection {
   }
 
   Status RunUnchecked(std::string_view sql, std::span<const SqlValue> params, std::vector<SqlRow>* rows) {
-    auto stmt = Prepare(sql);
-    if (!stmt) return Fail(stmt.error());
-    sqlite3_stmt* s = *stmt;
+    auto cached = Prepare(sql);
+    if (!cached) return Fail(cached.error());
+    sqlite3_stmt* s = (*cached)->statement.get();
     struct Resetter {
       sqlite3_stmt* s;
       ~Resetter() {
         sqlite3_reset(s);
-        sqlite3_clear_bindings(s);
       }
     } resetter{s};
-    if (Status bound = Bind(s, sql, params); !bound) return bound;
+    if (Status bound = Bind(**cached, sql, params); !bound) return bound;
     const int columns = sqlite3_column_count(s);
     while (true) {
       const int rc = sqlite3_step(s);
@@ -243,7 +267,7 @@ class SqliteConnection final : public SqlConnection {
 
   sqlite3* db_;
   std::string path_;
-  std::unordered_map<std::string, Statement> statements_;
+  std::unordered_map<std::string, CachedStatement, StringHash, std::equal_to<>> statements_;
   // The first failure inside the open transaction: Commit rolls back and
   // returns it, as PostgreSQL does.
   std::optional<Error> first_failure_;
@@ -251,7 +275,8 @@ class SqliteConnection final : public SqlConnection {
 
 }  // namespace
 
-Result<std::unique_ptr<SqlConnection>> OpenSqliteConnection(const std::string& path, int busy_timeout_ms) {
+Result<std::unique_ptr<SqlConnection>> OpenSqliteConnection(const std::string& path,
+                                                            const SqlConnectionOptions& options) {
   sqlite3* db = nullptr;
   const int rc =
       sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
@@ -264,12 +289,101 @@ Result<std::unique_ptr<SqlConnection>> OpenSqliteConnection(const std::string& p
     return Fail(Error(ErrorCode::kIoError, error.message()));
   }
   auto connection = std::make_unique<SqliteConnection>(db, path);
-  if (Status configured = connection->Configure(busy_timeout_ms); !configured) {
+  if (Status configured = connection->Configure(options); !configured) {
     return Fail(configured.error().code() == ErrorCode::kAborted
                     ? configured.error()
                     : Error(ErrorCode::kIoError, configured.error().message()));
   }
   return std::unique_ptr<SqlConnection>(std::move(connection));
+}
+
+namespace {
+
+class SqliteWalCheckpointer final : public WalCheckpointer {
+ public:
+  SqliteWalCheckpointer(sqlite3* db, std::string path, std::chrono::milliseconds interval)
+      : db_(db), path_(std::move(path)), interval_(interval) {}
+  ~SqliteWalCheckpointer() override {
+    {
+      std::lock_guard lock(mu_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    (void)CheckpointNow();
+    sqlite3_close_v2(db_);
+  }
+  SqliteWalCheckpointer(const SqliteWalCheckpointer&) = delete;
+  SqliteWalCheckpointer& operator=(const SqliteWalCheckpointer&) = delete;
+
+  void StartThread() {
+    thread_ = std::thread([this] {
+      std::unique_lock lock(mu_);
+      while (!wake_.wait_for(lock, interval_, [this] { return stopping_; })) {
+        lock.unlock();
+        // Errors (a checkpoint of another process running, a busy lock)
+        // are transient; the next round tries again.
+        (void)CheckpointNow();
+        lock.lock();
+      }
+    });
+  }
+
+  Result<Progress> CheckpointNow() override {
+    std::lock_guard lock(db_mu_);
+    Progress progress;
+    const int rc = sqlite3_wal_checkpoint_v2(db_, "main", SQLITE_CHECKPOINT_PASSIVE, &progress.wal_frames,
+                                             &progress.checkpointed_frames);
+    if (rc != SQLITE_OK) {
+      return Fail(SqliteError(sqlite3_extended_errcode(db_), fmt::format("{}: checkpoint", path_),
+                              sqlite3_errmsg(db_)));
+    }
+    checkpoints_.fetch_add(1, std::memory_order_relaxed);
+    return progress;
+  }
+
+  std::uint64_t checkpoints() const override { return checkpoints_.load(std::memory_order_relaxed); }
+
+ private:
+  sqlite3* const db_;
+  const std::string path_;
+  const std::chrono::milliseconds interval_;
+  std::mutex db_mu_;  // one checkpoint at a time on db_
+  std::mutex mu_;     // guards stopping_
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::atomic<std::uint64_t> checkpoints_{0};
+  std::thread thread_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<WalCheckpointer>> StartSqliteWalCheckpointer(const std::string& path,
+                                                                    std::chrono::milliseconds interval) {
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    const int code = db != nullptr ? sqlite3_extended_errcode(db) : rc;
+    std::string message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db);
+    return Fail(Error(ErrorCode::kIoError,
+                      SqliteError(code, fmt::format("cannot open database file '{}'", path), message).message()));
+  }
+  sqlite3_extended_result_codes(db, 1);
+  sqlite3_busy_timeout(db, 1000);
+  // A connection learns the journal mode when it first reads; until then a
+  // checkpoint finds no log.
+  char* message = nullptr;
+  if (sqlite3_exec(db, "PRAGMA journal_mode=WAL", nullptr, nullptr, &message) != SQLITE_OK) {
+    Error error = SqliteError(sqlite3_extended_errcode(db), fmt::format("{}: 'PRAGMA journal_mode=WAL'", path),
+                              message != nullptr ? message : "");
+    sqlite3_free(message);
+    sqlite3_close_v2(db);
+    return Fail(std::move(error));
+  }
+  auto checkpointer = std::make_unique<SqliteWalCheckpointer>(db, path, interval);
+  checkpointer->StartThread();
+  return std::unique_ptr<WalCheckpointer>(std::move(checkpointer));
 }
 
 }  // namespace zeus::bso::internal
