@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -30,6 +31,7 @@ struct Flags {
   int request_timeout_ms = 0;
   int shutdown_grace_ms = -1;
   std::string ready_file;
+  std::int64_t exploration_timeout_s = -1;
 };
 
 // One JSON log line in the server's format: {"ts":...,"level":"info",<fields>}.
@@ -53,6 +55,7 @@ int RunBsoServer(const Flags& flags) {
   if (flags.max_body_bytes > 0) options.max_body_bytes = flags.max_body_bytes;
   if (flags.request_timeout_ms > 0) options.request_timeout = std::chrono::milliseconds(flags.request_timeout_ms);
   if (flags.shutdown_grace_ms >= 0) options.shutdown_grace = std::chrono::milliseconds(flags.shutdown_grace_ms);
+  if (flags.exploration_timeout_s >= 0) options.exploration_timeout = std::chrono::seconds(flags.exploration_timeout_s);
 
   // SIGINT and SIGTERM are taken by sigwait below: block them before any
   // server thread starts so that every thread inherits the mask.
@@ -107,6 +110,11 @@ void RegisterBsoServerCommand(CLI::App& app, int* exit_code) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--shutdown-grace-ms", flags->shutdown_grace_ms,
                   "On SIGTERM, in-flight requests get this long to finish (default 10000)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--exploration-timeout", flags->exploration_timeout_s,
+                  "Seconds after which an unreported exploration counts as failed, so that pruning goes on without "
+                  "a client that died; set it above your longest training run (default 0 = never; env "
+                  "ZEUS_BSO_EXPLORATION_TIMEOUT)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--ready-file", flags->ready_file, "Write the server's URL to this file once it listens");
   cmd->footer(

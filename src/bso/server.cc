@@ -137,6 +137,15 @@ Status ApplyServerEnvironment(ServerOptions& options) {
     }
     options.threads = threads;
   }
+  if (auto v = get("ZEUS_BSO_EXPLORATION_TIMEOUT")) {
+    std::int64_t seconds = -1;
+    const auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), seconds);
+    if (ec != std::errc() || ptr != v->data() + v->size() || seconds < 0) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("ZEUS_BSO_EXPLORATION_TIMEOUT='{}': expected a whole number of seconds >= 0", *v));
+    }
+    options.exploration_timeout = std::chrono::seconds(seconds);
+  }
   if (auto v = get("ZEUS_BSO_LOG_LEVEL")) {
     std::string level = *v;
     for (char& c : level) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -166,7 +175,9 @@ Result<std::unique_ptr<BsoServer>> BsoServer::Start(const ServerOptions& options
   std::uint16_t port = 0;
   if (Status s = ParseListenAddress(options.listen, host, port); !s) return Fail(s.error());
   auto logger = MakeLogger(options.log_level);
-  Result<std::unique_ptr<BsoService>> service = BsoService::Open(options.database_url);
+  ServiceOptions service_options;
+  service_options.exploration_timeout = options.exploration_timeout;
+  Result<std::unique_ptr<BsoService>> service = BsoService::Open(options.database_url, service_options);
   if (!service) {
     return Fail(service.error().WithContext(
         fmt::format("cannot open the database {}", RedactDatabaseUrl(options.database_url))));
@@ -177,7 +188,8 @@ Result<std::unique_ptr<BsoServer>> BsoServer::Start(const ServerOptions& options
   logger->info(Fields({{"event", "listening"},
                        {"url", server->url()},
                        {"database", RedactDatabaseUrl(options.database_url)},
-                       {"dialect", dialect == SqlDialect::kPostgres ? "postgresql" : "sqlite"}}));
+                       {"dialect", dialect == SqlDialect::kPostgres ? "postgresql" : "sqlite"},
+                       {"exploration_timeout_s", options.exploration_timeout.count()}}));
   return std::unique_ptr<BsoServer>(std::move(server));
 }
 

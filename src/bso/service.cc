@@ -340,9 +340,24 @@ Result<TrialId> ThompsonTrial(SqlConnection& c, JobRow& job) {
 }
 
 // The pruning decision, replayed from the stored explorations (the explorer
-// is a pure state machine; failed explorations are invisible to it).
-Result<TrialId> PruningTrial(SqlConnection& c, JobRow& job) {
+// is a pure state machine; failed explorations are invisible to it). A
+// dispatched exploration that started before stale_before_us (when set) is
+// marked failed first.
+Result<TrialId> PruningTrial(SqlConnection& c, JobRow& job, std::optional<std::int64_t> stale_before_us) {
   BSO_TRY(trials, LoadTrials(c, *job.spec.job_id));
+  if (stale_before_us) {
+    for (TrialRecord& t : trials) {
+      if (t.type != TrialType::kExploration || t.status != TrialStatus::kDispatched || t.start_us >= *stale_before_us) {
+        continue;
+      }
+      const std::vector<SqlValue> params = {*job.spec.job_id, I(t.trial_number), I(NowUs())};
+      BSO_TRY(changed, c.Execute("UPDATE bso_trial SET status = 'Failed', end_us = $3 "
+                                 "WHERE job_id = $1 AND trial_number = $2",
+                                 params));
+      (void)changed;
+      t.status = TrialStatus::kFailed;
+    }
+  }
   BSO_TRY(explorer, optimizer::PruningExplorer::Create(job.spec.batch_sizes, job.spec.default_batch_size,
                                                        job.spec.num_pruning_rounds));
   for (const TrialRecord& t : trials) {
@@ -403,7 +418,7 @@ int HttpStatusFor(ErrorCode code) {
 
 // ---- BsoService -----------------------------------------------------------
 
-Result<std::unique_ptr<BsoService>> BsoService::Open(const std::string& database_url) {
+Result<std::unique_ptr<BsoService>> BsoService::Open(const std::string& database_url, const ServiceOptions& service) {
   std::string scheme = database_url.substr(0, database_url.find("://"));
   std::transform(scheme.begin(), scheme.end(), scheme.begin(), [](unsigned char c) { return std::tolower(c); });
   const bool sqlite = scheme.starts_with("sqlite");
@@ -428,7 +443,7 @@ Result<std::unique_ptr<BsoService>> BsoService::Open(const std::string& database
   }
   const SqlDialect dialect = connection->dialect();
   return std::unique_ptr<BsoService>(
-      new BsoService(dialect, std::make_unique<TransactionRunner>(database_url, options, std::move(connection)),
+      new BsoService(dialect, service, std::make_unique<TransactionRunner>(database_url, options, std::move(connection)),
                      std::move(checkpointer)));
 }
 
@@ -528,7 +543,11 @@ Result<TrialId> BsoService::NextBatchSize(const std::string& job_id) {
     BSO_TRY(job, LoadJob(c, job_id, /*lock=*/true));
     if (!job) return Fail(ErrorCode::kInvalidArgument, fmt::format("unknown job_id '{}'; register it with POST /jobs", job_id));
     if (job->bandit_stage) return ThompsonTrial(c, *job);
-    return PruningTrial(c, *job);
+    std::optional<std::int64_t> stale_before_us;
+    if (options_.exploration_timeout.count() > 0) {
+      stale_before_us = NowUs() - std::chrono::duration_cast<std::chrono::microseconds>(options_.exploration_timeout).count();
+    }
+    return PruningTrial(c, *job, stale_before_us);
   });
 }
 

@@ -20,7 +20,9 @@
 //     when the bandit is built and afterwards;
 //   * arms are read in ascending batch size; the generator state is stored
 //     for every job (a job without mab_seed gets a random seed once);
-//   * generated job ids use 32 random bits, not the time.
+//   * generated job ids use 32 random bits, not the time;
+//   * optionally (ServiceOptions::exploration_timeout), an exploration whose
+//     client died unreported stops blocking pruning.
 //
 // Thread-safety: all methods may be called concurrently; transactions run
 // through a TransactionRunner (a connection pool; group commit on SQLite).
@@ -28,6 +30,7 @@
 #ifndef ZEUS_SRC_BSO_SERVICE_H_
 #define ZEUS_SRC_BSO_SERVICE_H_
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -79,19 +82,31 @@ struct RegisterResult {
   bool created;  // false: an identical job existed (HTTP 200 rather than 201)
 };
 
+struct ServiceOptions {
+  // A dispatched exploration with no report for longer than this is marked
+  // failed when the job's next batch size is asked for, so that pruning goes
+  // on without it (a client killed with SIGKILL never reports, and until then
+  // every run of the job gets a Concurrent trial). Zero: never, as the
+  // original. Set it above the longest training run.
+  std::chrono::milliseconds exploration_timeout{0};
+};
+
 class BsoService {
  public:
   // Connects, then creates or migrates the schema. Fails with the
   // connection's errors, kInvalidArgument for an in-memory SQLite database
   // (every pooled connection would see its own), or kFailedPrecondition when
   // the database holds a newer schema than this build knows.
-  static Result<std::unique_ptr<BsoService>> Open(const std::string& database_url);
+  static Result<std::unique_ptr<BsoService>> Open(const std::string& database_url,
+                                                  const ServiceOptions& options = {});
 
   // POST /jobs. kAlreadyExists (HTTP 409) when job_id exists with a
   // different spec. REQUIRES: spec passed ValidateJobSpec.
   Result<RegisterResult> RegisterJob(JobSpec spec);
   // GET /jobs/batch_size. kInvalidArgument (400) for an unknown job;
   // kFailedPrecondition (409) when pruning ended with no converged batch size.
+  // First marks failed the job's explorations older than
+  // options.exploration_timeout.
   Result<TrialId> NextBatchSize(const std::string& job_id);
   // POST /report. kInvalidArgument (400) for an unknown job or trial, a
   // batch size that is not the trial's, or a trial marked failed.
@@ -118,9 +133,9 @@ class BsoService {
   std::uint64_t retries() const;
 
  private:
-  BsoService(SqlDialect dialect, std::unique_ptr<TransactionRunner> runner,
+  BsoService(SqlDialect dialect, const ServiceOptions& options, std::unique_ptr<TransactionRunner> runner,
              std::unique_ptr<WalCheckpointer> checkpointer)
-      : dialect_(dialect), checkpointer_(std::move(checkpointer)), runner_(std::move(runner)) {}
+      : dialect_(dialect), options_(options), checkpointer_(std::move(checkpointer)), runner_(std::move(runner)) {}
 
   // Runs fn(connection) in one transaction through runner_; fn's error
   // rolls back and is returned. fn may run more than once, on another
@@ -129,6 +144,7 @@ class BsoService {
   Result<T> Transact(Fn&& fn);
 
   SqlDialect dialect_;
+  ServiceOptions options_;
   // SQLite only. Declared before runner_, so destroyed after it: the last
   // checkpoint follows the last write.
   std::unique_ptr<WalCheckpointer> checkpointer_;

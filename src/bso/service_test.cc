@@ -190,6 +190,53 @@ TEST_P(ServiceTest, AFailedExplorationIsExploredAgain) {
   EXPECT_EQ(missing.error().code(), ErrorCode::kNotFound);
 }
 
+// A client killed during an exploration never reports; with an exploration
+// timeout the job's next request fails that exploration and pruning goes on.
+TEST_P(ServiceTest, AnExplorationPastTheTimeoutIsFailedAndExploredAgain) {
+  ServiceOptions options;
+  options.exploration_timeout = std::chrono::hours(1);
+  Result<std::unique_ptr<BsoService>> patient = BsoService::Open(url_, options);
+  ASSERT_TRUE(patient) << patient.error().message();
+  options.exploration_timeout = std::chrono::milliseconds(50);
+  Result<std::unique_ptr<BsoService>> timed = BsoService::Open(url_, options);
+  ASSERT_TRUE(timed) << timed.error().message();
+  ASSERT_TRUE((*timed)->RegisterJob(Spec()));
+  Result<TrialId> orphan = (*timed)->NextBatchSize("job-1");
+  ASSERT_TRUE(orphan) << orphan.error().message();
+  ASSERT_EQ(orphan->type, TrialType::kExploration);
+  // Within the timeout, the exploration still counts as running.
+  Result<TrialId> meanwhile = (*patient)->NextBatchSize("job-1");
+  ASSERT_TRUE(meanwhile);
+  EXPECT_EQ(meanwhile->type, TrialType::kConcurrent);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  Result<TrialId> retry = (*timed)->NextBatchSize("job-1");
+  ASSERT_TRUE(retry) << retry.error().message();
+  EXPECT_EQ(retry->type, TrialType::kExploration);
+  EXPECT_EQ(retry->batch_size, orphan->batch_size);
+  Result<std::vector<TrialRecord>> trials = (*timed)->Trials("job-1");
+  ASSERT_TRUE(trials);
+  ASSERT_EQ(trials->size(), 3u);
+  EXPECT_EQ((*trials)[0].status, TrialStatus::kFailed);
+  EXPECT_TRUE((*trials)[0].end_us.has_value());
+  EXPECT_EQ((*trials)[1].status, TrialStatus::kDispatched);  // a Concurrent trial is left alone
+  // The dead client's report, should it come after all, is refused.
+  TrainingResult late{"job-1", orphan->batch_size, orphan->trial_number, 1, 1, 1, 1, true};
+  Result<ReportResponse> r = (*timed)->Report(late);
+  ASSERT_FALSE(r);
+  EXPECT_THAT(r.error().message(), HasSubstr("marked failed"));
+}
+
+TEST_P(ServiceTest, WithoutATimeoutAnUnreportedExplorationBlocksPruning) {
+  ASSERT_TRUE(service_->RegisterJob(Spec()));
+  TrialId orphan = Next("job-1");
+  ASSERT_EQ(orphan.type, TrialType::kExploration);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(Next("job-1").type, TrialType::kConcurrent);
+  Result<std::vector<TrialRecord>> trials = service_->Trials("job-1");
+  ASSERT_TRUE(trials);
+  EXPECT_EQ((*trials)[0].status, TrialStatus::kDispatched);
+}
+
 TEST_P(ServiceTest, ReportKeepsTrainingUntilAStopCondition) {
   JobSpec spec = Spec();
   spec.beta_knob = 2.0;

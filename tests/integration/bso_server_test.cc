@@ -46,14 +46,15 @@ std::string ReadFile(const std::string& path) {
 // One `zeus bso-server` process.
 class Server {
  public:
-  Server(const TempDir& dir, const std::string& name, const std::string& database, std::uint16_t port = 0)
+  Server(const TempDir& dir, const std::string& name, const std::string& database, std::uint16_t port = 0,
+         const std::vector<std::string>& extra_args = {})
       : ready_(dir.File(name + ".ready")), err_(dir.File(name + ".stderr")) {
     std::filesystem::remove(ready_);
-    process_ = std::make_unique<BackgroundProcess>(
-        std::vector<std::string>{ZEUS_TEST_CLI_PATH, "bso-server", "--listen", fmt::format("127.0.0.1:{}", port),
-                                 "--database", database, "--ready-file", ready_, "--threads", "2",
-                                 "--no-access-log"},
-        dir.File(name + ".stdout"), err_);
+    std::vector<std::string> argv = {ZEUS_TEST_CLI_PATH, "bso-server", "--listen", fmt::format("127.0.0.1:{}", port),
+                                     "--database", database, "--ready-file", ready_, "--threads", "2",
+                                     "--no-access-log"};
+    argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+    process_ = std::make_unique<BackgroundProcess>(argv, dir.File(name + ".stdout"), err_);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     while (!std::filesystem::exists(ready_)) {
       if (!process_->Running() || std::chrono::steady_clock::now() > deadline) {
@@ -301,6 +302,26 @@ TEST_P(BsoServerTest, SigkillMidLoadLosesNoAcknowledgedReport) {
   }
 }
 
+// A client that dies mid-exploration (SIGKILL: no exit hook runs) never
+// reports; with --exploration-timeout the job's next request fails that
+// exploration and explores the same batch size again.
+TEST_P(BsoServerTest, AnExplorationWhoseClientDiedTimesOut) {
+  Server server(dir_, "s", database_, 0, {"--exploration-timeout", "1"});
+  ASSERT_FALSE(server.url().empty());
+  auto client = std::move(*BsoClient::Create(server.url()));
+  ASSERT_TRUE(client->RegisterJob(Spec("it-orphan", 1)));
+  Result<TrialId> orphan = client->GetBatchSize("it-orphan");
+  ASSERT_TRUE(orphan) << orphan.error().message();
+  ASSERT_EQ(orphan->type, TrialType::kExploration);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  Result<TrialId> retry = client->GetBatchSize("it-orphan");
+  ASSERT_TRUE(retry) << retry.error().message();
+  EXPECT_EQ(retry->type, TrialType::kExploration);
+  EXPECT_EQ(retry->batch_size, orphan->batch_size);
+  EXPECT_EQ(retry->trial_number, orphan->trial_number + 1);
+  EXPECT_THAT(server.log(), HasSubstr(R"("exploration_timeout_s":1)"));
+}
+
 TEST_P(BsoServerTest, SigtermStopsGracefullyWithStructuredLogs) {
   Server server(dir_, "s", database_);
   ASSERT_FALSE(server.url().empty());
@@ -337,6 +358,8 @@ TEST(BsoServerCliTest, BadFlagsAndConfigurationAreClearErrors) {
       {{"--database", "sqlite:///" + dir.File("missing/dir/x.db")}, {}, 1, "missing/dir/x.db"},
       {{}, {{"ZEUS_BSO_THREADS", "many"}}, 2, "ZEUS_BSO_THREADS='many'"},
       {{}, {{"ZEUS_BSO_LOG_LEVEL", "loud"}}, 2, "ZEUS_BSO_LOG_LEVEL='loud'"},
+      {{}, {{"ZEUS_BSO_EXPLORATION_TIMEOUT", "1h"}}, 2, "ZEUS_BSO_EXPLORATION_TIMEOUT='1h'"},
+      {{"--exploration-timeout", "-5"}, {}, 2, "--exploration-timeout"},
       {{"--database", "postgresql://nobody@127.0.0.1:1/none"}, {}, 4, "cannot open the database"},
       // Configuration from the environment when no flag is given.
       {{}, {{"ZEUS_BSO_DATABASE_URL", "mysql://from/env"}}, 2, "mysql://from/env"},

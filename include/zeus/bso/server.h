@@ -28,14 +28,18 @@ struct ServerOptions {
   std::chrono::milliseconds shutdown_grace{10000};
   std::string log_level = "info";  // trace, debug, info, warn, error, off
   bool access_log = true;          // one JSON line per request at info level
+  // A dispatched exploration with no report for this long is marked failed
+  // when its job next asks for a batch size, so pruning goes on without it
+  // (its client died without a word). 0: never, as the original.
+  std::chrono::seconds exploration_timeout{0};
 };
 
 // 4 x the cores, at least 8.
 int DefaultWorkerThreads();
 
 // Overrides `options` from ZEUS_BSO_LISTEN, ZEUS_BSO_DATABASE_URL,
-// ZEUS_BSO_THREADS, ZEUS_BSO_LOG_LEVEL and ZEUS_BSO_ACCESS_LOG (true/false),
-// where set. kInvalidArgument names the variable when a value is bad.
+// ZEUS_BSO_THREADS, ZEUS_BSO_LOG_LEVEL, ZEUS_BSO_ACCESS_LOG (true/false) and
+// ZEUS_BSO_EXPLORATION_TIMEOUT (seconds), where set. kInvalidArgument names the variable when a value is bad.
 Status ApplyServerEnvironment(ServerOptions& options);
 
 // Splits "HOST:PORT" ("[::1]:8000" for IPv6). kInvalidArgument otherwise.
