@@ -14,6 +14,7 @@
 //   zeus_bso_round_trip [seconds per run = 5] [postgresql://...]
 //   ZEUS_BENCH_POSTGRES_URL=postgresql://... zeus_bso_round_trip
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -63,6 +64,7 @@ Figures Run(const std::string& url, int connections, double seconds, const std::
   std::vector<std::thread> threads;
   for (int c = 0; c < connections; ++c) {
     threads.emplace_back([&, c] {
+      pthread_setname_np(pthread_self(), "bench-client");
       auto client = std::move(*zeus::bso::BsoClient::Create(url));
       std::vector<double>& mine = latencies[static_cast<std::size_t>(c)];
       for (int job = 0; !stop.load(); ++job) {

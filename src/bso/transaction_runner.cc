@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -15,6 +16,18 @@ namespace {
 
 bool Retryable(const Error& error) {
   return error.code() == ErrorCode::kAborted || error.code() == ErrorCode::kUnavailable;
+}
+
+// Bodies must not throw; one that does anyway fails alone, and the leader
+// lives on to hand over its lead.
+Status RunBody(TransactionOp& op, SqlConnection& c) {
+  try {
+    return op.body(c);
+  } catch (const std::exception& e) {
+    return Fail(ErrorCode::kInternal, fmt::format("operation failed: {}", e.what()));
+  } catch (...) {
+    return Fail(ErrorCode::kInternal, "operation failed with an unknown exception");
+  }
 }
 
 }  // namespace
@@ -64,7 +77,7 @@ Status TransactionRunner::Attempt(std::span<TransactionOp* const> ops, Transacti
     return s;
   }
   for (TransactionOp* op : ops) {
-    Status s = op->body(c);
+    Status s = RunBody(*op, c);
     if (!s) {
       c.Rollback();
       if (s.error().code() != ErrorCode::kUnavailable) Release(std::move(*connection));

@@ -46,9 +46,9 @@
 namespace zeus::bso {
 
 // One operation. `body` may run more than once (retries, re-runs of its
-// group) and on another thread than the submitter's, and must not throw;
-// everything it does outside the database must be overwritten by its next
-// run.
+// group) and on another thread than the submitter's, and should not throw
+// (an exception becomes its kInternal error); everything it does outside the
+// database must be overwritten by its next run.
 struct TransactionOp {
   std::function<Status(SqlConnection&)> body;
   Status outcome;  // set when done

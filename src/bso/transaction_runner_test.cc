@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <latch>
+#include <stdexcept>
 #include <thread>
 
 #include <fmt/format.h>
@@ -133,6 +134,19 @@ TEST_P(TransactionRunnerTest, AFailedStatementDoesNotDoomItsGroup) {
   ASSERT_FALSE(duplicate.outcome);
   EXPECT_EQ(duplicate.outcome.error().code(), ErrorCode::kAlreadyExists);
   EXPECT_THAT(Keys(), ::testing::ElementsAre(1, 3, 7));
+}
+
+TEST_P(TransactionRunnerTest, AThrowingBodyFailsAloneAndTheRunnerLivesOn) {
+  auto runner = Runner(true);
+  Status thrown = runner->Run([](SqlConnection& c) -> Status {
+    if (Status s = Insert(5)(c); !s) return s;
+    throw std::runtime_error("boom");
+  });
+  ASSERT_FALSE(thrown);
+  EXPECT_EQ(thrown.error().code(), ErrorCode::kInternal);
+  EXPECT_THAT(thrown.error().message(), HasSubstr("boom"));
+  EXPECT_TRUE(runner->Run(Insert(6)));
+  EXPECT_THAT(Keys(), ::testing::ElementsAre(6));
 }
 
 TEST_P(TransactionRunnerTest, AConflictRetriesTheWholeGroup) {

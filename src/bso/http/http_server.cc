@@ -19,6 +19,8 @@
 // stops the io_context, joins the workers, and destroys the io_context, which
 // closes any connection that overstayed the grace period.
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -298,6 +300,7 @@ class ServerImpl final : public HttpServer {
 
   void WorkerMain() {
     tls_worker_of = this;
+    pthread_setname_np(pthread_self(), "zeus-http");  // shown by top -H, perf, gdb
     for (;;) {
       try {
         ioc_->run();

@@ -2,6 +2,7 @@
 //
 // SqlConnection over the sqlite3 C API.
 
+#include <pthread.h>
 #include <sqlite3.h>
 
 #include <atomic>
@@ -318,6 +319,7 @@ class SqliteWalCheckpointer final : public WalCheckpointer {
 
   void StartThread() {
     thread_ = std::thread([this] {
+      pthread_setname_np(pthread_self(), "zeus-wal-ckpt");
       std::unique_lock lock(mu_);
       while (!wake_.wait_for(lock, interval_, [this] { return stopping_; })) {
         lock.unlock();
