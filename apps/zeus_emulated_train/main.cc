@@ -12,11 +12,24 @@
 // With --mpi (when built with MPI), run one process per GPU under mpirun:
 // steps are in lockstep (the slowest rank's iteration time, as with DDP) and
 // the optimizer reduces its measurements over all ranks.
+//
+// With --bso-server URL, each run is one recurrence of a job whose batch size
+// comes from the batch-size optimizer service (zeus::BatchSizeOptimizer): the
+// run reports its metric after every epoch and stops when the service says
+// so. --convergence says how many epochs each batch size needs to reach the
+// target (0: never), which is all the "model" there is:
+//
+//   zeus bso-server --database sqlite:///bso.db &
+//   JOB="--epochs 6 --default-batch-size 128 --convergence 32:5,64:3,128:2,256:4,512:0"
+//   for run in $(seq 12); do build/bin/zeus-emulated-train --bso-server http://127.0.0.1:8000 $JOB; done
 
 #include <signal.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
+#include <functional>
+#include <map>
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -31,6 +44,7 @@
 #include "apps/zeus_emulated_train/emulator_control.h"
 #include "zeus/device/discovery.h"
 #include "zeus/monitor/monitor.h"
+#include "zeus/runtime/batch_size_optimizer.h"
 #include "zeus/runtime/power_limit_optimizer.h"
 #ifdef ZEUS_HAVE_MPI
 #include "zeus/runtime/mpi_communicator.h"
@@ -61,7 +75,50 @@ struct Flags {
   int throw_at_step = 0;
   bool catch_exception = false;
   int pause_at_step = 0;
+  std::string bso_server;
+  std::string bso_job_id = "emulated-train";
+  std::string convergence = "32:5,64:3,128:2,256:4,512:0";
+  int default_batch_size = 128;
+  std::int64_t bso_seed = 1;
+  bool quiet = false;
 };
+
+// --convergence "BS:EPOCHS,...": epochs to reach the target per batch size.
+zeus::Result<std::map<int, int>> ParseConvergence(const std::string& text) {
+  std::map<int, int> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    const std::size_t colon = item.find(':');
+    int batch_size = 0;
+    int epochs = -1;
+    bool ok = colon != std::string::npos;
+    if (ok) {
+      const auto [p1, e1] = std::from_chars(item.data(), item.data() + colon, batch_size);
+      const auto [p2, e2] = std::from_chars(item.data() + colon + 1, item.data() + item.size(), epochs);
+      ok = e1 == std::errc() && p1 == item.data() + colon && e2 == std::errc() && p2 == item.data() + item.size() &&
+           batch_size > 0 && epochs >= 0 && !out.contains(batch_size);
+    }
+    if (!ok) {
+      return zeus::Fail(ErrorCode::kInvalidArgument,
+                        fmt::format("--convergence: bad entry '{}'; expected BATCH_SIZE:EPOCHS pairs with distinct "
+                                    "positive batch sizes, e.g. 32:5,64:3,128:0 (0: never converges)",
+                                    item));
+    }
+    out[batch_size] = epochs;
+    start = comma + 1;
+  }
+  return out;
+}
+
+// The "model": the metric after `epoch` epochs at a batch size that needs
+// `needed` epochs to reach kTargetMetric (0: it never does).
+constexpr double kTargetMetric = 0.9;
+double Metric(int epoch, int needed) {
+  if (needed > 0 && epoch >= needed) return 0.95;
+  return 0.5 * epoch / (needed > 0 ? needed : epoch + 1);
+}
 
 int Report(const std::string& text, const std::string& output) {
   if (output.empty()) {
@@ -82,12 +139,17 @@ struct Totals {
   double time_s = 0;
   double energy_j = 0;
   long steps = 0;
+  int epochs = 0;
 };
+
+// Called after each epoch with its number (from 1); true stops training.
+using AfterEpoch = std::function<zeus::Result<bool>(int epoch)>;
 
 // The training loop; throws only for --throw-at-step (a user's exception).
 zeus::Status Train(const Flags& flags, const zeus::device::GpuSet& gpus, zeus::monitor::Monitor& monitor,
                    PowerLimitOptimizer* optimizer, zeus::runtime::Communicator& comm,
-                   const zeus::apps::EmulatorControl& emulator, const zeus::Clock& clock, Totals& totals) {
+                   const zeus::apps::EmulatorControl& emulator, const zeus::Clock& clock, Totals& totals,
+                   const AfterEpoch& after_epoch) {
   for (int epoch = 1; epoch <= flags.epochs; ++epoch) {
     const std::string window = fmt::format("epoch_{}", epoch);
     if (optimizer) optimizer->OnEpochBegin();
@@ -130,6 +192,12 @@ zeus::Status Train(const Flags& flags, const zeus::device::GpuSet& gpus, zeus::m
       totals.energy_j += g.energy_j;
     }
     if (optimizer) optimizer->OnEpochEnd();
+    totals.epochs = epoch;
+    if (after_epoch) {
+      zeus::Result<bool> stop = after_epoch(epoch);
+      if (!stop) return zeus::Fail(stop.error());
+      if (*stop) break;
+    }
   }
   if (optimizer) {
     if (auto s = optimizer->OnTrainEnd(); !s) std::fprintf(stderr, "zeus-emulated-train: %s\n", s.error().message().c_str());
@@ -181,23 +249,69 @@ int Run(const Flags& flags, zeus::runtime::Communicator& comm) {
   if (flags.selector == "max-slowdown") options.selector = OptimumSelector::MaxSlowdown(flags.max_slowdown);
   if (!flags.profile_path.empty()) options.profile_path = flags.profile_path;
   options.communicator = &comm;
+  if (flags.quiet) options.log = [](std::string_view) {};
   auto optimizer = PowerLimitOptimizer::Create(**gpus, **monitor, options);
   if (!optimizer) {
     std::fprintf(stderr, "error: %s\n", optimizer.error().message().c_str());
     return zeus::ExitCodeFor(optimizer.error().code());
   }
 
+  // The batch size, from the service, and what it decides after each epoch.
+  std::unique_ptr<zeus::BatchSizeOptimizer> bso;
+  std::map<int, int> convergence;
+  zeus::runtime::EpochDecision decision;
+  AfterEpoch after_epoch;
+  if (!flags.bso_server.empty()) {
+    auto parsed = ParseConvergence(flags.convergence);
+    if (!parsed) {
+      std::fprintf(stderr, "error: %s\n", parsed.error().message().c_str());
+      return 2;
+    }
+    convergence = *parsed;
+    zeus::bso::JobSpec job;
+    job.job_id = flags.bso_job_id;
+    job.job_id_prefix = flags.bso_job_id;
+    for (const auto& [batch_size, epochs] : convergence) job.batch_sizes.push_back(batch_size);
+    job.default_batch_size = flags.default_batch_size;
+    job.target_metric = kTargetMetric;
+    job.max_epochs = flags.epochs;
+    job.mab_seed = flags.bso_seed;
+    auto created = zeus::BatchSizeOptimizer::Create(**gpus, **monitor, flags.bso_server, job, comm.rank());
+    if (!created) {
+      std::fprintf(stderr, "error: %s\n", created.error().message().c_str());
+      return zeus::ExitCodeFor(created.error().code());
+    }
+    bso = std::move(*created);
+    auto batch_size = bso->GetBatchSize();
+    if (!batch_size) {
+      std::fprintf(stderr, "error: %s\n", batch_size.error().message().c_str());
+      return zeus::ExitCodeFor(batch_size.error().code());
+    }
+    if (auto s = bso->OnTrainBegin(); !s) {
+      std::fprintf(stderr, "error: %s\n", s.error().message().c_str());
+      return zeus::ExitCodeFor(s.error().code());
+    }
+    const int needed = convergence.at(*batch_size);
+    after_epoch = [&bso, &decision, needed](int epoch) -> zeus::Result<bool> {
+      if (auto s = bso->OnEpochEnd(); !s) return zeus::Fail(s.error());
+      auto d = bso->OnEvaluate(Metric(epoch, needed));
+      if (!d) return zeus::Fail(d.error());
+      decision = *d;
+      return d->stop_train;
+    };
+  }
+
   Totals totals;
   zeus::Status trained = zeus::OkStatus();
   if (flags.catch_exception) {
     try {
-      trained = Train(flags, **gpus, **monitor, optimizer->get(), comm, **emulator, clock, totals);
+      trained = Train(flags, **gpus, **monitor, optimizer->get(), comm, **emulator, clock, totals, after_epoch);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "error: training failed: %s\n", e.what());
       return 1;  // the optimizer's destructor restores the limits on the way out
     }
   } else {
-    trained = Train(flags, **gpus, **monitor, optimizer->get(), comm, **emulator, clock, totals);
+    trained = Train(flags, **gpus, **monitor, optimizer->get(), comm, **emulator, clock, totals, after_epoch);
   }
   if (!trained) {
     std::fprintf(stderr, "error: %s\n", trained.error().message().c_str());
@@ -234,6 +348,15 @@ int Run(const Flags& flags, zeus::runtime::Communicator& comm) {
     out["total_energy_j"] = job[0];
     out["rank_time_s"] = totals.time_s;
     out["rank_energy_j"] = totals.energy_j;
+    out["epochs"] = totals.epochs;
+    if (bso) {
+      out["batch_size"] = *bso->batch_size();
+      out["trial_number"] = bso->trial_number();
+      out["converged"] = decision.converged;
+      out["bso_message"] = decision.message;
+      out["bso_time_s"] = bso->time_s();
+      out["bso_energy_j"] = bso->energy_j();
+    }
     text = out.dump(2) + "\n";
   } else {
     if (o.optimal_power_limit_mw()) {
@@ -248,6 +371,12 @@ int Run(const Flags& flags, zeus::runtime::Communicator& comm) {
       text += fmt::format("{:>14g} {:>14.3f} {:>12.6f}\n", m.power_limit_w, m.energy_j, m.time_s);
     }
     text += fmt::format("total: {:.6f} s, {:.3f} J over {} steps\n", slowest[0], job[0], totals.steps);
+    if (bso) {
+      text += fmt::format("batch size {} (trial {} of job {}): {} after {} epoch(s), {:.1f} s, {:.0f} J: {}\n",
+                          *bso->batch_size(), bso->trial_number(), flags.bso_job_id,
+                          decision.converged ? "converged" : "did not converge", totals.epochs, bso->time_s(),
+                          bso->energy_j(), decision.message);
+    }
   }
   return Report(text, flags.output);
 }
@@ -269,6 +398,7 @@ int main(int argc, char** argv) {
                  "wall-clock scenarios: emulated seconds per real second (set it to the scenario's time_scale)")
       ->check(CLI::PositiveNumber);
   app.add_flag("--json", flags.json, "print one JSON object");
+  app.add_flag("-q,--quiet", flags.quiet, "no progress lines from the power-limit optimizer on stderr");
   app.add_option("-o,--output", flags.output, "write the report to this file instead of stdout");
   app.add_option("--wait-steps", flags.wait_steps, "optimizer: steps before profiling")->check(CLI::NonNegativeNumber);
   app.add_option("--warmup-steps", flags.warmup_steps, "optimizer: warmup steps per limit")->check(CLI::NonNegativeNumber);
@@ -278,6 +408,16 @@ int main(int argc, char** argv) {
   app.add_option("--throw-at-step", flags.throw_at_step, "testing: throw an exception at this step");
   app.add_flag("--catch-exception", flags.catch_exception, "testing: catch that exception in main");
   app.add_option("--pause-at-step", flags.pause_at_step, "testing: stop at this step until a signal comes");
+  app.add_option("--bso-server", flags.bso_server,
+                 "take the batch size from this batch-size optimizer service (zeus bso-server) and report to it "
+                 "after every epoch; --epochs is then the job's max_epochs");
+  app.add_option("--bso-job-id", flags.bso_job_id, "--bso-server: the recurring job's id");
+  app.add_option("--convergence", flags.convergence,
+                 "--bso-server: BATCH_SIZE:EPOCHS,... the job's batch sizes and the epochs each needs to reach the "
+                 "target metric (0: never)");
+  app.add_option("--default-batch-size", flags.default_batch_size, "--bso-server: the job's default batch size")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--bso-seed", flags.bso_seed, "--bso-server: the job's mab_seed");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

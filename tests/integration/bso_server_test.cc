@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "bso/service.h"
 #include "testing/postgres.h"
@@ -321,6 +322,156 @@ TEST_P(BsoServerTest, AnExplorationWhoseClientDiedTimesOut) {
   EXPECT_EQ(retry->trial_number, orphan->trial_number + 1);
   EXPECT_THAT(server.log(), HasSubstr(R"("exploration_timeout_s":1)"));
 }
+
+// zeus-emulated-train as a recurring job: each process is one run of the
+// job, on an emulated GPU with the power-limit optimizer, taking its batch
+// size from the server through zeus::BatchSizeOptimizer. The emulator's
+// manual clock makes every run's time and energy exact, so the whole history
+// is the policy's.
+class RecurringTrainingTest : public BsoServerTest {
+ protected:
+  void SetUp() override {
+    BsoServerTest::SetUp();
+    if (IsSkipped()) return;
+    nlohmann::json gpu = {
+        {"name", "Tesla V100-SXM2-32GB"}, {"architecture", "volta"},  {"min_power_limit_w", 100},
+        {"max_power_limit_w", 300},       {"default_power_limit_w", 300}, {"energy_counter", true},
+        {"workload",
+         {{"power_limits_w", {100, 150, 200, 250, 300}},
+          {"power_w", {100, 150, 200, 240, 260}},
+          {"iteration_time_s", {2.0, 1.4, 1.1, 1.0, 0.98}}}}};
+    nlohmann::json scenario = {{"clock", "manual"}, {"state_file", dir_.File("gpu-state")}, {"gpus", {gpu}}};
+    scenario_ = dir_.Write("scenario.json", scenario.dump());
+  }
+
+  std::vector<std::string> Args(const std::string& url, std::vector<std::string> extra = {}) const {
+    std::vector<std::string> args = {ZEUS_TEST_TRAIN_PATH, "--bso-server", url, "--bso-job-id", "it-train",
+                                     "--default-batch-size", "128", "--epochs", "6", "--steps-per-epoch", "20",
+                                     "--warmup-steps", "2", "--profile-steps", "3", "--stride-w", "50", "--json"};
+    if (std::find(extra.begin(), extra.end(), "--convergence") == extra.end()) {
+      args.insert(args.end(), {"--convergence", "32:5,64:3,128:2,256:4,512:0"});
+    }
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+
+  std::map<std::string, std::optional<std::string>> Env() const {
+    return {{"ZEUS_NVML_LIBRARY", ZEUS_TEST_EMULATOR_PATH},
+            {"ZEUS_EMULATOR_CONFIG", scenario_},
+            {"CUDA_VISIBLE_DEVICES", std::nullopt}};
+  }
+
+  // The job as zeus-emulated-train registers it.
+  static JobSpec TrainSpec() {
+    JobSpec s;
+    s.job_id = "it-train";
+    s.job_id_prefix = "it-train";
+    s.batch_sizes = {32, 64, 128, 256, 512};
+    s.default_batch_size = 128;
+    s.target_metric = 0.9;
+    s.max_epochs = 6;
+    s.mab_seed = 1;
+    s.max_power = 300;
+    s.number_of_gpus = 1;
+    s.gpu_model = "Tesla V100-SXM2-32GB";
+    return s;
+  }
+
+  std::string scenario_;
+};
+
+TEST_P(RecurringTrainingTest, RunsLearnTheCheapestBatchSize) {
+  Server server(dir_, "s", database_);
+  ASSERT_FALSE(server.url().empty());
+  const std::map<int, int> epochs_needed = {{32, 5}, {64, 3}, {128, 2}, {256, 4}, {512, 0}};
+  std::vector<int> chosen;
+  for (int run = 1; run <= 14; ++run) {
+    zeus::testing::ProcessResult r = zeus::testing::RunProcess(Args(server.url()), Env());
+    ASSERT_EQ(r.exit_code, 0) << "run " << run << ": " << r.err;
+    const nlohmann::json out = nlohmann::json::parse(r.out);
+    const int batch_size = out.at("batch_size").get<int>();
+    EXPECT_EQ(out.at("trial_number").get<int>(), run);
+    if (batch_size == 32 || batch_size == 512) {
+      // Both cost more than beta_knob (2) x the least cost by epoch 5.
+      EXPECT_FALSE(out.at("converged").get<bool>()) << "run " << run;
+      EXPECT_EQ(out.at("epochs").get<int>(), 5) << "run " << run;
+      EXPECT_THAT(out.at("bso_message").get<std::string>(), HasSubstr("exceeded the cost upper bound"));
+    } else {
+      // The others run exactly until they reach the target.
+      EXPECT_TRUE(out.at("converged").get<bool>()) << "run " << run << ": " << out.dump();
+      EXPECT_EQ(out.at("epochs").get<int>(), epochs_needed.at(batch_size)) << "run " << run;
+    }
+    EXPECT_GT(out.at("bso_energy_j").get<double>(), 0);
+    chosen.push_back(batch_size);
+  }
+  // Pruning from the default down, then up; 32 (too costly) and 512 (never
+  // converges) are early-stopped and pruned; the second round tries the
+  // survivors; then Thompson sampling settles on the cheapest.
+  EXPECT_EQ(std::vector<int>(chosen.begin(), chosen.begin() + 8),
+            (std::vector<int>{128, 64, 32, 256, 512, 128, 64, 256}));
+  for (std::size_t i = 8; i < chosen.size(); ++i) {
+    EXPECT_NE(chosen[i], 32);
+    EXPECT_NE(chosen[i], 512);
+  }
+  EXPECT_EQ(chosen.back(), 128);
+  Result<std::unique_ptr<BsoService>> service = BsoService::Open(database_);
+  ASSERT_TRUE(service) << service.error().message();
+  Result<std::vector<TrialRecord>> trials = (*service)->Trials("it-train");
+  ASSERT_TRUE(trials);
+  ASSERT_EQ(trials->size(), 14u);
+  for (const TrialRecord& t : *trials) EXPECT_EQ(t.status, TrialStatus::kSucceeded) << t.trial_number;
+  ExpectPolicyHistory(TrainSpec(), *trials);
+}
+
+// A run killed by SIGTERM reports nothing; its exit hook marks the trial
+// failed (and the power-limit optimizer's restores the limit), so the next
+// run explores the same batch size again.
+TEST_P(RecurringTrainingTest, ARunEndedBySigtermIsExploredAgain) {
+  Server server(dir_, "s", database_);
+  ASSERT_FALSE(server.url().empty());
+  const std::string err = dir_.File("killed.err");
+  {
+    BackgroundProcess killed(Args(server.url(), {"--pause-at-step", "30"}), dir_.File("killed.out"), err, Env());
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (ReadFile(err).find("paused at step 30") == std::string::npos) {
+      ASSERT_TRUE(killed.Running()) << ReadFile(err);
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << ReadFile(err);
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    killed.Signal(SIGTERM);
+    EXPECT_EQ(killed.Wait(), 128 + SIGTERM);
+  }
+  EXPECT_THAT(ReadFile(err), HasSubstr("before trial 1 of job it-train finished; marked it failed on the server"));
+  EXPECT_THAT(ReadFile(err), HasSubstr("original power limits restored"));
+  zeus::testing::ProcessResult again = zeus::testing::RunProcess(Args(server.url()), Env());
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const nlohmann::json out = nlohmann::json::parse(again.out);
+  EXPECT_EQ(out.at("batch_size").get<int>(), 128);
+  EXPECT_EQ(out.at("trial_number").get<int>(), 2);
+  Result<std::unique_ptr<BsoService>> service = BsoService::Open(database_);
+  ASSERT_TRUE(service) << service.error().message();
+  Result<std::vector<TrialRecord>> trials = (*service)->Trials("it-train");
+  ASSERT_TRUE(trials);
+  ASSERT_EQ(trials->size(), 2u);
+  EXPECT_EQ((*trials)[0].status, TrialStatus::kFailed);
+  EXPECT_EQ((*trials)[0].type, TrialType::kExploration);
+  EXPECT_EQ((*trials)[1].status, TrialStatus::kSucceeded);
+}
+
+TEST_P(RecurringTrainingTest, ABadConvergenceTableIsAClearError) {
+  if (GetParam() == Db::kPostgres) GTEST_SKIP() << "needs no database";
+  for (const char* table : {"32:5,abc", "32:5,32:4", "0:3", "64:-1", "", "64"}) {
+    zeus::testing::ProcessResult r =
+        zeus::testing::RunProcess(Args("http://127.0.0.1:1", {"--convergence", table}), Env());
+    EXPECT_EQ(r.exit_code, 2) << table << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr("--convergence: bad entry")) << table;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Databases, RecurringTrainingTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
+                         [](const ::testing::TestParamInfo<Db>& param) {
+                           return param.param == Db::kSqlite ? "Sqlite" : "Postgres";
+                         });
 
 TEST_P(BsoServerTest, SigtermStopsGracefullyWithStructuredLogs) {
   Server server(dir_, "s", database_);
