@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
-#include <optional>
 #include <thread>
 #include <utility>
 
@@ -96,7 +95,6 @@ Status TransactionRunner::Attempt(std::span<TransactionOp* const> ops, Transacti
 void TransactionRunner::RunGroup(std::vector<TransactionOp*> ops) {
   std::vector<TransactionOp*> alone;
   int attempt = 0;
-  std::optional<Error> last;
   while (!ops.empty()) {
     if (attempt > 0) {
       {
@@ -115,9 +113,8 @@ void TransactionRunner::RunGroup(std::vector<TransactionOp*> ops) {
       break;
     }
     if (Retryable(s.error())) {
-      last = s.error();
       if (++attempt < options_.max_attempts) continue;
-      const Error gave_up = last->WithContext(fmt::format("gave up after {} attempts", options_.max_attempts));
+      const Error gave_up = s.error().WithContext(fmt::format("gave up after {} attempts", options_.max_attempts));
       std::lock_guard lock(pool_mu_);
       stats_.operations += ops.size();
       for (TransactionOp* op : ops) op->outcome = Fail(gave_up);
