@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <system_error>
 #include <utility>
@@ -20,6 +21,10 @@ namespace {
 
 const char* const kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                 "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+
+// Line styles for per-seed lines: seed k gets kPalette[k % 10] and kSeedDashes[k % 6], so the first 30 seeds
+// differ in colour or dash pattern (lcm(10, 6) = 30) and overlapping lines stay apart.
+const char* const kSeedDashes[] = {"", "7,3", "2,2", "9,3,2,3", "4,4", "1,3"};
 
 double Mean(const std::vector<double>& v) {
   double s = 0;
@@ -38,12 +43,37 @@ double Sd(const std::vector<double>& v) {
 
 std::string Config(int bs, double pl) { return fmt::format("{}@{}", bs, pl); }
 
-std::string CostChart(const JobRuns& r) {
+Series ScatterSeries(const std::string& label, const std::string& color) {
+  Series s;
+  s.label = label;
+  s.color = color;
+  s.line = false;
+  s.markers = true;
+  s.opacity = 0.7;
+  return s;
+}
+
+}  // namespace
+
+Series SeedSeries(std::size_t k, std::uint64_t seed) {
+  Series s;
+  s.label = fmt::format("seed {}", seed);
+  s.color = kPalette[k % std::size(kPalette)];
+  s.dash = kSeedDashes[k % std::size(kSeedDashes)];
+  s.stroke_width = 1.2;
+  s.opacity = 0.75;
+  return s;
+}
+
+Chart CostChart(const JobRuns& r) {
   Chart c;
   c.title = "Cost per recurrence (mean over seeds)";
   c.x_label = "recurrence";
+  c.x_scale = AxisScale::kLinear;  // an index: equal steps read best
   c.y_label = "cost (J-equivalent)";
-  Series s{"Zeus", kPalette[0], {}, true, false, 2.5};
+  Series s;
+  s.label = "Zeus";
+  s.color = kPalette[0];
   const std::size_t n = r.results.front().recurrences.size();
   for (std::size_t i = 0; i < n; ++i) {
     double sum = 0;
@@ -53,33 +83,34 @@ std::string CostChart(const JobRuns& r) {
   c.series.push_back(std::move(s));
   c.references.push_back({"Default", "#7f7f7f", r.baselines.default_config.cost});
   c.references.push_back({"Oracle", "#2ca02c", r.baselines.oracle.cost});
-  return RenderChart(c);
+  return c;
 }
 
-std::string BatchSizeChart(const JobRuns& r) {
+Chart BatchSizeChart(const JobRuns& r) {
   Chart c;
   c.title = "Batch size chosen (final try of each recurrence)";
   c.x_label = "recurrence";
-  c.y_label = "batch size (log2)";
-  c.log2_y = true;
+  c.x_scale = AxisScale::kLinear;  // an index: equal steps read best
+  c.y_label = "batch size";
+  c.y_scale = AxisScale::kLog2;
   for (std::size_t k = 0; k < r.results.size(); ++k) {
-    Series s{fmt::format("seed {}", r.seeds[k]), kPalette[k % 10], {}, true, false, 2.5};
+    Series s = SeedSeries(k, r.seeds[k]);
     for (const simulator::RecurrenceRecord& rec : r.results[k].recurrences) {
       s.points.emplace_back(rec.recurrence, rec.batch_size);
     }
     c.series.push_back(std::move(s));
   }
   c.references.push_back({"Oracle", "#2ca02c", static_cast<double>(r.baselines.oracle.batch_size)});
-  return RenderChart(c);
+  return c;
 }
 
-std::string ParetoChart(const JobRuns& r, const JobAggregate& a) {
+Chart ParetoChart(const JobRuns& r, const JobAggregate& a) {
   Chart c;
   c.title = "Energy vs time of every configuration (expected)";
   c.x_label = "time to target (s)";
   c.y_label = "energy to target (J)";
-  Series sure{"reaches always", "#1f77b4", {}, false, true, 2.5};
-  Series unsure{"sometimes misses", "#c7c7c7", {}, false, true, 2.5};
+  Series sure = ScatterSeries("reaches always", "#1f77b4");
+  Series unsure = ScatterSeries("sometimes misses", "#b0b0b0");
   std::vector<std::pair<double, double>> candidates;
   for (const simulator::ConfigExpectation& cfg : r.configs) {
     if (cfg.reach_fraction == 1.0) {
@@ -90,7 +121,9 @@ std::string ParetoChart(const JobRuns& r, const JobAggregate& a) {
     }
   }
   std::sort(candidates.begin(), candidates.end());
-  Series front{"Pareto front", "#ff7f0e", {}, true, false, 2.5};
+  Series front;
+  front.label = "Pareto front";
+  front.color = "#ff7f0e";
   double best_energy = std::numeric_limits<double>::infinity();
   for (const auto& [t, e] : candidates) {
     if (e < best_energy) {
@@ -103,18 +136,18 @@ std::string ParetoChart(const JobRuns& r, const JobAggregate& a) {
   c.series.push_back(std::move(front));
   const simulator::ConfigExpectation& d = r.baselines.default_config;
   const simulator::ConfigExpectation& o = r.baselines.oracle;
-  c.marks.push_back({"Default " + Config(d.batch_size, d.power_limit_w), "#7f7f7f", d.time_s, d.energy_j, "square"});
-  c.marks.push_back({"Oracle " + Config(o.batch_size, o.power_limit_w), "#2ca02c", o.time_s, o.energy_j, "star"});
+  c.marks.push_back({"Default " + Config(d.batch_size, d.power_limit_w), "#555555", d.time_s, d.energy_j,
+                     MarkerShape::kSquare});
+  c.marks.push_back({"Oracle " + Config(o.batch_size, o.power_limit_w), "#2ca02c", o.time_s, o.energy_j,
+                     MarkerShape::kStar});
   for (const simulator::ConfigExpectation& cfg : r.configs) {
     if (cfg.batch_size == a.mode_batch_size && cfg.power_limit_w == a.mode_power_limit_w) {
       c.marks.push_back({"Zeus chose " + Config(cfg.batch_size, cfg.power_limit_w), "#d62728", cfg.time_s,
-                         cfg.energy_j, "ring"});
+                         cfg.energy_j, MarkerShape::kRing});
     }
   }
-  return RenderChart(c);
+  return c;
 }
-
-}  // namespace
 
 JobAggregate Aggregate(const JobRuns& runs) {
   JobAggregate a;
@@ -219,7 +252,8 @@ std::string ReportHtml(const std::vector<JobRuns>& jobs, const ReportSettings& s
         r.job->workload.target_metric, r.job->workload.max_epochs, Escape(r.job->workload.optimizer),
         fmt::join(r.job->batch_sizes, " "), fmt::join(r.job->power_limits_w, " "),
         r.summaries.front().num_recurrences);
-    html += "<div class=\"plots\">\n" + CostChart(r) + BatchSizeChart(r) + ParetoChart(r, a) + "</div>\n</section>\n";
+    html += "<div class=\"plots\">\n" + RenderChart(CostChart(r)) + RenderChart(BatchSizeChart(r)) +
+            RenderChart(ParetoChart(r, a)) + "</div>\n</section>\n";
   }
   html += "</body>\n</html>\n";
   return html;

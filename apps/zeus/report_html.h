@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/zeus/report_svg.h"
 #include "zeus/base/error.h"
 #include "zeus/simulator/job_trace.h"
 #include "zeus/simulator/metrics.h"
@@ -50,6 +51,20 @@ struct ReportSettings {
   double eta = 0.5;
   double beta = 2.0;
 };
+
+// The charts of a job's section, before rendering (RenderChart). Cost: the
+// mean cost per recurrence against the Default and Oracle costs. Batch size:
+// one line per seed (SeedSeries), log2 axis. Pareto: energy against time of
+// every configuration, the front, and Default, Oracle and Zeus's most common
+// choice marked. Axes are log10 where the data span decades (AxisScale::kAuto).
+// REQUIRES: !runs.results.empty(), every result with the same recurrences.
+Chart CostChart(const JobRuns& runs);
+Chart BatchSizeChart(const JobRuns& runs);
+Chart ParetoChart(const JobRuns& runs, const JobAggregate& aggregate);
+
+// The line of the k-th seed (0-based) in per-seed charts: thin, translucent,
+// and for k < 30 unlike every other seed's in colour or dash pattern.
+Series SeedSeries(std::size_t k, std::uint64_t seed);
 
 // One row per (GPU, workload, seed): the RunSummary fields and the baselines.
 std::string RunsCsv(const std::vector<JobRuns>& jobs);

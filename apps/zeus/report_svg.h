@@ -1,8 +1,13 @@
 // Copyright 2026 The Zeus C++ Authors.
 //
 // Inline SVG charts for the `zeus reproduce` report: lines, markers and
-// horizontal reference lines over linear or log2 axes. Deterministic text (the
-// same data gives the same bytes). Not a general plotting library.
+// horizontal reference lines over linear, log10 or log2 axes. Deterministic
+// text (the same data gives the same bytes). Not a general plotting library.
+//
+// Layout guarantees (tested): every point, mark and reference line lies inside
+// the plot frame with a margin of kInnerPadPx, whatever the scale; nothing is
+// clipped or clamped. A log axis says so in its label. Each legend swatch is
+// drawn in the shape and stroke style of what it names.
 
 #ifndef ZEUS_APPS_ZEUS_REPORT_SVG_H_
 #define ZEUS_APPS_ZEUS_REPORT_SVG_H_
@@ -13,16 +18,28 @@
 
 namespace zeus::cli::report {
 
+// kAuto: log10 when the data are all positive and span decades (see
+// ChooseLog), linear otherwise. kLog10 falls back to linear when a value is
+// not positive (a log axis cannot show it).
+enum class AxisScale { kAuto, kLinear, kLog10, kLog2 };
+
+// Marker shapes, for marks and for scatter series. kRing is an unfilled circle.
+enum class MarkerShape { kCircle, kSquare, kDiamond, kTriangle, kRing, kStar };
+
 struct Series {
   std::string label;
   std::string color;  // CSS color
   std::vector<std::pair<double, double>> points;
   bool line = true;      // connect the points
-  bool markers = false;  // draw a dot at each point
+  bool markers = false;  // draw a marker at each point
   double marker_radius = 2.5;
+  MarkerShape marker_shape = MarkerShape::kCircle;
+  std::string dash;  // SVG stroke-dasharray of the line ("" = solid), e.g. "6,3"
+  double stroke_width = 1.3;
+  double opacity = 1.0;  // of the line and the markers
 };
 
-// A horizontal line at y (e.g. the Default or Oracle cost).
+// A horizontal line at y (e.g. the Default or Oracle cost), dashed.
 struct ReferenceLine {
   std::string label;
   std::string color;
@@ -35,20 +52,65 @@ struct Mark {
   std::string color;
   double x = 0;
   double y = 0;
-  std::string shape = "circle";  // "circle", "square", "ring" or "star"
+  MarkerShape shape = MarkerShape::kCircle;
 };
 
 struct Chart {
   std::string title;
-  std::string x_label;
+  std::string x_label;  // the renderer appends "(log scale)" / "(log2 scale)" on a log axis
   std::string y_label;
-  bool log2_y = false;  // for batch sizes
+  AxisScale x_scale = AxisScale::kAuto;
+  AxisScale y_scale = AxisScale::kAuto;
   std::vector<Series> series;
   std::vector<ReferenceLine> references;
   std::vector<Mark> marks;
   int width_px = 460;
   int height_px = 330;  // room for two legend lines
 };
+
+// AxisScale::kAuto picks log10 for positive data when max/min exceeds
+// kLogSpanRatio, or when max/min exceeds kSkewSpanRatio and the median lies in
+// the lowest kSkewMedianFraction of [min, max] (most points would crowd
+// against the low end of a linear axis).
+inline constexpr double kLogSpanRatio = 20.0;
+inline constexpr double kSkewSpanRatio = 4.0;
+inline constexpr double kSkewMedianFraction = 0.3;
+// Distance in pixels between the data's extremes and the plot frame.
+inline constexpr double kInnerPadPx = 12.0;
+// Half the size in pixels of a Mark's marker (its bounding box is twice this).
+inline constexpr double kMarkHalfSizePx = 7.0;
+
+// Whether kAuto gives a log10 axis for `values`: never if one is not finite
+// and positive, else by the rule above.
+bool ChooseLog(const std::vector<double>& values);
+
+// One axis after fitting: the data range shown by the frame (padding
+// included), whether it is logarithmic (and its base), and the tick values.
+struct Axis {
+  double lo = 0;  // data value at the frame's start
+  double hi = 1;  // data value at the frame's end
+  double log_base = 0;  // 0: linear; 10 or 2: logarithmic
+  std::vector<double> ticks;  // ascending, all within [lo, hi]
+  // The fraction (0 at lo, 1 at hi) of the frame where `v` lies.
+  double Fraction(double v) const;
+};
+
+// Fits an axis of `length_px` pixels around `values` (non-finite ones are
+// ignored; none left gives [0, 1]) so that the extremes sit kInnerPadPx inside
+// the ends. Linear ticks are round multiples of 1, 2 or 5 x 10^k; log10 ticks
+// are 1-2-5 x 10^k over at most two decades and powers of ten beyond (every
+// other power past eight decades); log2 ticks are the powers of two.
+Axis FitAxis(const std::vector<double>& values, AxisScale scale, double length_px);
+
+// A tick label: "0.5", "350", "5k", "1.5M", "2G"; powers of two (log2 axes)
+// are written in full ("16384").
+std::string TickLabel(double value, double log_base = 0);
+
+// The SVG element(s) of a marker of `shape` centred on (cx, cy), `half_px`
+// from its centre to its bounding box. Used for marks, scatter points and
+// legend swatches alike, so a swatch has its marker's shape.
+std::string MarkerSvg(MarkerShape shape, double cx, double cy, double half_px, const std::string& color,
+                      double opacity = 1.0);
 
 // An <svg> element (no XML prologue) to embed in HTML.
 std::string RenderChart(const Chart& chart);
