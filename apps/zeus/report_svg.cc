@@ -5,7 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
-#include <limits>
+#include <initializer_list>
+#include <numbers>
 
 #include <fmt/format.h>
 
@@ -18,7 +19,6 @@ constexpr double kLeft = 70, kRight = 16, kTop = 28, kPlotBottom = 76;  // margi
 constexpr double kLegendRowPx = 16;
 constexpr double kLegendSwatchPx = 24;
 constexpr double kLegendMarkHalfPx = 5;
-constexpr double kPi = 3.14159265358979323846;
 
 double Transform(double v, double log_base) {
   if (log_base == 10) return std::log10(v);
@@ -215,7 +215,7 @@ std::string MarkerSvg(MarkerShape shape, double cx, double cy, double h, const s
       std::vector<std::pair<double, double>> corners;
       for (int i = 0; i < 10; ++i) {
         const double r = i % 2 == 0 ? h : 0.45 * h;
-        const double angle = kPi * (-0.5 + 0.2 * i);
+        const double angle = std::numbers::pi * (-0.5 + 0.2 * i);
         corners.emplace_back(cx + r * std::cos(angle), cy + r * std::sin(angle));
       }
       return Polygon(corners, shape, color, opacity);

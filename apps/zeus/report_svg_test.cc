@@ -309,8 +309,10 @@ TEST(RenderChartTest, LegendSwatchesHaveTheShapeOfTheirMarkers) {
   c.series.push_back(dashed);
   c.references.push_back({"Oracle cost", "#0a0", 1.5});
   const std::vector<std::pair<MarkerShape, std::string>> shapes = {
-      {MarkerShape::kCircle, "<circle class=\"marker circle\""},  {MarkerShape::kSquare, "<rect class=\"marker square\""},
-      {MarkerShape::kDiamond, "<polygon class=\"marker diamond\""}, {MarkerShape::kRing, "<circle class=\"marker ring\""},
+      {MarkerShape::kCircle, "<circle class=\"marker circle\""},
+      {MarkerShape::kSquare, "<rect class=\"marker square\""},
+      {MarkerShape::kDiamond, "<polygon class=\"marker diamond\""},
+      {MarkerShape::kRing, "<circle class=\"marker ring\""},
       {MarkerShape::kStar, "<polygon class=\"marker star\""}};
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     c.marks.push_back({"mark" + std::to_string(i), "#333", 1.5, 1.5, shapes[i].first});
