@@ -470,7 +470,10 @@ int RunMonitor(MonitorFlags& flags) {
     } else {
       text += fmt::format("\nzeus monitor: {} exited with {} after {:.3f} s", JoinCommand(flags.command),
                           child->exit_code, wall_time_s);
-      if (emulator_time) text += fmt::format(" ({:.3f} s of emulated GPU time)", time_s);
+      // The emulator's clock shown where it parts from the wall clock (a time_scale, a manual clock).
+      if (emulator_time && std::abs(time_s - wall_time_s) > 0.05 * wall_time_s + 0.01) {
+        text += fmt::format(" ({:.3f} s of emulated GPU time)", time_s);
+      }
       text += "\n";
     }
     if (child->signal_received) {
@@ -513,8 +516,9 @@ int RunMonitor(MonitorFlags& flags) {
     text += fmt::format("  {:<10} {:>12.2f}\n", "total", measurement->total_energy_j);
     if (short_window) {
       text += fmt::format(
-          "  * the power readings (every {} ms) missed part of the energy (the window is short against the sampling "
-          "interval, or power changed between readings): the peak shown is the average\n",
+          "  * the average is above every power reading (one every {} ms) in the window: the window is short against "
+          "the sampling interval or the counter's resolution, or power changed between readings; the peak shown is "
+          "the average\n",
           flags.interval_ms);
     }
   }
@@ -601,6 +605,7 @@ void RegisterMonitorCommand(CLI::App& app, int* exit_code) {
   // `--` belongs to the command.
   cmd->add_option("--gpus", flags->gpus_text, "GPUs to measure, as comma-separated indices (default: all visible)")
       ->expected(1)
+      ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_flag("--cpus", flags->cpus, "Also measure CPU package and DRAM energy (RAPL)");
   cmd->add_option("--interval-ms", flags->interval_ms,
@@ -636,6 +641,7 @@ void RegisterMonitorCommand(CLI::App& app, int* exit_code) {
   power->add_option("--interval-ms", flags->live_interval_ms, "Print period in ms, 1 to 60000 (default 500)");
   power->add_option("--gpus", flags->gpus_text, "GPUs to watch, as comma-separated indices (default: all)")
       ->expected(1)
+      ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   power->add_option("--count", flags->count,
                     "Stop after this many lines; 0 (the default) prints until Ctrl-C or another signal");
