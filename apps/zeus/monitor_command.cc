@@ -2,12 +2,16 @@
 
 #include "apps/zeus/monitor_command.h"
 
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <signal.h>
-#include <sys/wait.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
+#include <algorithm>
+#include <charconv>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -19,6 +23,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "apps/zeus/monitor_child.h"
 #include "apps/zeus/svg_plot.h"
 #include "zeus/device/discovery.h"
 #include "zeus/monitor/monitor.h"
@@ -30,38 +35,140 @@ namespace {
 using json = nlohmann::json;
 using std::chrono::nanoseconds;
 
+constexpr long long kMaxIntervalMs = 60'000;
+constexpr double kMaxKillAfterS = 86'400;
+constexpr long long kMaxCount = 1'000'000'000;
+
 struct MonitorFlags {
-  std::vector<std::size_t> gpus;
+  std::vector<std::string> gpus_text;  // each "0" or "0,1"
+  std::vector<std::size_t> gpus;       // parsed from gpus_text
   bool gpus_given = false;
   bool cpus = false;
-  int interval_ms = 100;
+  long long interval_ms = 100;
+  double kill_after_s = 10;
   bool json = false;
   std::string timeline;
   std::string plot;
   std::string output;
   std::vector<std::string> command;
   // `monitor power`
-  int live_interval_ms = 500;
-  int count = 0;
+  long long live_interval_ms = 500;
+  long long count = 0;
 };
 
-// The child being measured, for the signal forwarder.
-std::atomic<pid_t> g_child{0};
-std::atomic<bool> g_stop{false};
+double Seconds(nanoseconds d) { return std::chrono::duration<double>(d).count(); }
 
-void ForwardSignal(int sig) {
-  const pid_t child = g_child.load();
-  if (child > 0) ::kill(child, sig);
-  g_stop.store(true);
+// "--gpus 0,2" -> {0, 2}. Rejects signs, blanks and out-of-range numbers
+// (strtoull would wrap "-1" to 18446744073709551615).
+Status ParseGpuList(MonitorFlags& flags) {
+  flags.gpus.clear();
+  flags.gpus_given = !flags.gpus_text.empty();
+  for (const std::string& text : flags.gpus_text) {
+    std::size_t begin = 0;
+    while (true) {
+      const std::size_t end = text.find(',', begin);
+      const std::string item = text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+      std::size_t value = 0;
+      const char* first = item.data();
+      const char* last = item.data() + item.size();
+      auto [ptr, ec] = std::from_chars(first, last, value);
+      if (item.empty() || ec != std::errc() || ptr != last) {
+        const bool negative = !item.empty() && item.front() == '-';
+        return Fail(ErrorCode::kInvalidArgument,
+                    fmt::format("--gpus: '{}' is not a GPU index{}; give indices 0, 1, 2, ... as in `zeus info`, "
+                                "separated by commas",
+                                item, negative ? " (indices are not negative)" : ""));
+      }
+      flags.gpus.push_back(value);
+      if (end == std::string::npos) break;
+      begin = end + 1;
+    }
+  }
+  return OkStatus();
 }
 
-void InstallForwarders() {
-  struct sigaction sa {};
-  sa.sa_handler = ForwardSignal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0;
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::sigaction(sig, &sa, nullptr);
+Status CheckRange(const char* flag, long long value, long long lo, long long hi, const char* unit,
+                  const char* note = "") {
+  if (value >= lo && value <= hi) return OkStatus();
+  return Fail(ErrorCode::kInvalidArgument,
+              fmt::format("{} must be between {} and {}{}{} (got {})", flag, lo, hi, unit, note, value));
 }
+
+// Checks that `path` can be written before the command runs, without
+// truncating an existing file: it must not be a directory, its directory must
+// exist, and opening it for writing must work. A file created by the check is
+// removed again.
+Status CheckWritable(const char* flag, const std::string& path) {
+  if (path.empty()) return Fail(ErrorCode::kInvalidArgument, fmt::format("{}: the path is empty", flag));
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("{} {}: is a directory; give a file name", flag, path));
+  }
+  const std::size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  if (::stat(dir.c_str(), &st) != 0) {
+    return Fail(ErrorFromErrno(errno, fmt::format("{} {}: directory {}", flag, path, dir)));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return Fail(ErrorCode::kInvalidArgument, fmt::format("{} {}: {} is not a directory", flag, path, dir));
+  }
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  bool created = false;
+  if (fd < 0 && errno == ENOENT) {
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    created = fd >= 0;
+  }
+  if (fd < 0) return Fail(ErrorFromErrno(errno, fmt::format("{} {}: cannot write", flag, path)));
+  ::close(fd);
+  if (created) ::unlink(path.c_str());
+  return OkStatus();
+}
+
+// The NVML emulator's clock, when the GPUs are the Zeus emulator: its energy
+// counters count emulated time (a scenario's time_scale makes it run faster
+// than the wall clock), so the window that divides that energy must be timed
+// on the same clock.
+class EmulatorTime final : public Clock {
+ public:
+  // The emulator already loaded as $ZEUS_NVML_LIBRARY, or null.
+  static std::unique_ptr<EmulatorTime> Find() {
+    const char* lib = std::getenv("ZEUS_NVML_LIBRARY");
+    if (lib == nullptr || *lib == '\0') return nullptr;
+    void* handle = ::dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
+    if (handle == nullptr) return nullptr;
+    auto now = reinterpret_cast<int (*)(unsigned long long*)>(::dlsym(handle, "zeusEmulatorNowNs"));
+    unsigned long long probe = 0;
+    if (now == nullptr || now(&probe) != 0) {
+      ::dlclose(handle);
+      return nullptr;
+    }
+    return std::unique_ptr<EmulatorTime>(new EmulatorTime(handle, now));
+  }
+  ~EmulatorTime() override { ::dlclose(handle_); }
+  EmulatorTime(const EmulatorTime&) = delete;
+  EmulatorTime& operator=(const EmulatorTime&) = delete;
+
+  nanoseconds Now() const override {
+    unsigned long long ns = 0;
+    (void)now_(&ns);
+    return nanoseconds(static_cast<std::int64_t>(ns));
+  }
+  // Waits until this clock has moved `duration`, polling; gives up after the
+  // same wall duration when it does not move (the emulator's manual clock).
+  void SleepFor(nanoseconds duration) const override {
+    const nanoseconds target = Now() + duration;
+    const auto wall_end = std::chrono::steady_clock::now() + duration;
+    while (Now() < target && std::chrono::steady_clock::now() < wall_end) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+
+ private:
+  EmulatorTime(void* handle, int (*now)(unsigned long long*)) : handle_(handle), now_(now) {}
+  void* handle_;
+  int (*now_)(unsigned long long*);
+};
 
 struct Devices {
   std::unique_ptr<device::GpuSet> gpus;
@@ -72,7 +179,9 @@ struct Devices {
 };
 
 // Opens what the flags ask for. No NVIDIA driver is not an error (the
-// command is still timed); an explicitly named library that fails is.
+// command is still timed); an explicitly named library that fails is. A RAPL
+// package that cannot be read is kept: the window reports its error and the
+// other packages are measured.
 Result<Devices> OpenDevices(const MonitorFlags& flags) {
   Devices d;
   const char* lib_env = std::getenv("ZEUS_NVML_LIBRARY");
@@ -107,38 +216,9 @@ Result<Devices> OpenDevices(const MonitorFlags& flags) {
     if (!cpus) return Fail(cpus.error());
     d.cpus = std::move(*cpus);
     if (d.cpus->empty()) d.notes.push_back("--cpus: no RAPL packages found; CPU energy is not measured");
-    for (std::size_t i = 0; i < d.cpus->size(); ++i) {
-      if (auto e = d.cpus->cpu(i).TotalEnergy(); !e) return Fail(e.error());
-      d.cpu_indices.push_back(i);
-    }
+    for (std::size_t i = 0; i < d.cpus->size(); ++i) d.cpu_indices.push_back(i);
   }
   return d;
-}
-
-Result<int> RunChild(const std::vector<std::string>& command) {
-  std::vector<std::string> args = command;
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) return Fail(ErrorFromErrno(errno, "fork"));
-  if (pid == 0) {
-    // Default dispositions in the child.
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::signal(sig, SIG_DFL);
-    ::execvp(argv[0], argv.data());
-    const int err = errno;
-    fmt::print(stderr, "error: cannot run {}: {}\n", command[0], std::strerror(err));
-    ::_exit(err == ENOENT ? 127 : 126);
-  }
-  g_child.store(pid);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return Fail(ErrorFromErrno(errno, "waitpid"));
-  }
-  g_child.store(0);
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 1;
 }
 
 Status WritePlot(const std::string& path, const monitor::PowerMonitor& pm, const std::string& command,
@@ -155,8 +235,7 @@ Status WritePlot(const std::string& path, const monitor::PowerMonitor& pm, const
     s.step = true;
     for (const monitor::PowerSample& sample : pm.Timeline(gpu)) {
       if (!sample.instant_mw) continue;
-      s.points.emplace_back(std::chrono::duration<double>(sample.time - pm.start_time()).count(),
-                            *sample.instant_mw / 1000.0);
+      s.points.emplace_back(Seconds(sample.time - pm.start_time()), *sample.instant_mw / 1000.0);
     }
     plot.series.push_back(std::move(s));
   }
@@ -176,26 +255,108 @@ std::string JoinCommand(const std::vector<std::string>& command) {
   return out;
 }
 
-int RunMonitor(const MonitorFlags& flags) {
-  if (flags.command.empty()) {
-    fmt::print(stderr, "error: no command to measure; usage: zeus monitor [OPTIONS] -- CMD ARGS...\n");
-    return ExitCodeFor(ErrorCode::kInvalidArgument);
+// Writes the report to -o FILE or stdout. False (after a message) on failure.
+bool EmitReport(const MonitorFlags& flags, const std::string& text) {
+  if (flags.output.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return std::fflush(stdout) == 0;
   }
-  if (flags.interval_ms < 1 || flags.interval_ms > 60'000) {
-    fmt::print(stderr, "error: --interval-ms must be between 1 and 60000 (got {})\n", flags.interval_ms);
-    return ExitCodeFor(ErrorCode::kInvalidArgument);
+  std::ofstream out(flags.output, std::ios::trunc);
+  out << text;
+  if (!out.flush()) {
+    fmt::print(stderr, "error: --output {}: cannot write the report: {}\n", flags.output, std::strerror(errno));
+    return false;
   }
+  return true;
+}
+
+// The report when a signal arrived before the command started.
+int ReportNotStarted(const MonitorFlags& flags, int signal) {
+  const int exit_code = 128 + signal;
+  const std::string reason = fmt::format("{} arrived before the command started; it was not run", SignalName(signal));
+  std::string text;
+  if (flags.json) {
+    json report;
+    report["command"] = flags.command;
+    report["started"] = false;
+    report["exit_code"] = exit_code;
+    report["signal"] = SignalName(signal);
+    report["error"] = reason;
+    report["time_s"] = 0.0;
+    report["gpus"] = json::array();
+    report["cpus"] = json::array();
+    report["total_energy_j"] = 0.0;
+    text = report.dump(2) + "\n";
+  } else {
+    text = fmt::format("\nzeus monitor: {}: {}\n", JoinCommand(flags.command), reason);
+  }
+  (void)EmitReport(flags, text);
+  fmt::print(stderr, "zeus monitor: {}\n", reason);
+  return exit_code;
+}
+
+// Test seam, not for users: with ZEUS_MONITOR_TEST_HOLD_FILE set, zeus monitor
+// creates that file once its signal handling is in place and the devices are
+// open, then waits (up to 60 s) until the file is removed before starting the
+// command, so a test can deliver a signal in that phase deterministically.
+void TestHoldBeforeStart() {
+  const char* path = std::getenv("ZEUS_MONITOR_TEST_HOLD_FILE");
+  if (path == nullptr || *path == '\0') return;
+  { std::ofstream(path) << "ready\n"; }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  struct stat st {};
+  while (::stat(path, &st) == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+int RunMonitor(MonitorFlags& flags) {
+  // First, before anything slow: a signal from now on is held, never lost.
+  SignalRelay& relay = SignalRelay::Install();
+  auto usage_error = [](const std::string& message) {
+    fmt::print(stderr, "error: {}\n", message);
+    return ExitCodeFor(ErrorCode::kInvalidArgument);
+  };
+  if (flags.command.empty()) return usage_error("no command to measure; usage: zeus monitor [OPTIONS] -- CMD ARGS...");
+  if (Status s = ParseGpuList(flags); !s) return usage_error(s.error().message());
+  if (Status s = CheckRange("--interval-ms", flags.interval_ms, 1, kMaxIntervalMs, " ms"); !s) {
+    return usage_error(s.error().message());
+  }
+  if (!std::isfinite(flags.kill_after_s) || flags.kill_after_s < 0 || flags.kill_after_s > kMaxKillAfterS) {
+    return usage_error(fmt::format("--kill-after must be between 0 and {} s (one day) (got {})", kMaxKillAfterS,
+                                   flags.kill_after_s));
+  }
+  const std::pair<const char*, const std::string*> paths[] = {
+      {"-o/--output", &flags.output}, {"--timeline", &flags.timeline}, {"--plot", &flags.plot}};
+  for (const auto& [flag, path] : paths) {
+    if (path->empty()) continue;
+    if (Status s = CheckWritable(flag, *path); !s) {
+      fmt::print(stderr, "error: {}\n", s.error().message());
+      const ErrorCode code = s.error().code();
+      return ExitCodeFor(code == ErrorCode::kPermissionDenied ? code : ErrorCode::kInvalidArgument);
+    }
+  }
+
   auto devices = OpenDevices(flags);
   if (!devices) {
     fmt::print(stderr, "error: {}\n", devices.error().message());
     return ExitCodeFor(devices.error().code());
   }
   for (const std::string& note : devices->notes) fmt::print(stderr, "zeus monitor: {}\n", note);
+  if ((!flags.timeline.empty() || !flags.plot.empty()) && devices->gpu_indices.empty()) {
+    return usage_error(fmt::format("{}: no GPUs to sample; drop the flag or make a GPU visible",
+                                   flags.timeline.empty() ? "--plot" : "--timeline"));
+  }
+
+  // Energy and time from one clock: the emulator's when the GPUs are emulated.
+  const std::unique_ptr<EmulatorTime> emulator_time = devices->gpu_indices.empty() ? nullptr : EmulatorTime::Find();
+  const Clock& clock = emulator_time ? static_cast<const Clock&>(*emulator_time) : SteadyClock();
 
   std::unique_ptr<monitor::PowerMonitor> power;
   if (!devices->gpu_indices.empty()) {
     monitor::PowerMonitorOptions pm;
     pm.interval = std::chrono::milliseconds(flags.interval_ms);
+    pm.clock = &clock;
     auto created = monitor::PowerMonitor::Create(*devices->gpus, devices->gpu_indices, pm);
     if (!created) {
       fmt::print(stderr, "error: {}\n", created.error().message());
@@ -207,18 +368,24 @@ int RunMonitor(const MonitorFlags& flags) {
   options.gpu_indices = devices->gpu_indices;
   options.cpu_indices = devices->cpu_indices;
   options.power_source = power.get();
+  options.clock = &clock;
   auto mon = monitor::Monitor::Create(devices->gpus.get(), devices->cpus.get(), options);
   if (!mon) {
     fmt::print(stderr, "error: {}\n", mon.error().message());
     return ExitCodeFor(mon.error().code());
   }
 
-  InstallForwarders();
-  const nanoseconds start = SteadyClock().Now();
+  TestHoldBeforeStart();
+  if (std::optional<int> early = relay.TakePending()) return ReportNotStarted(flags, *early);
+
+  const nanoseconds start = clock.Now();
+  const nanoseconds wall_start = SteadyClock().Now();
   (void)(*mon)->BeginWindow("command");
-  auto child = RunChild(flags.command);
+  auto child = relay.Run(flags.command, std::chrono::duration_cast<nanoseconds>(
+                                            std::chrono::duration<double>(flags.kill_after_s)));
   auto measurement = (*mon)->EndWindow("command");
-  const nanoseconds end = SteadyClock().Now();
+  const nanoseconds wall_end = SteadyClock().Now();
+  const nanoseconds end = clock.Now();
   if (!child) {
     fmt::print(stderr, "error: {}\n", child.error().message());
     return ExitCodeFor(child.error().code());
@@ -227,30 +394,56 @@ int RunMonitor(const MonitorFlags& flags) {
     fmt::print(stderr, "error: {}\n", measurement.error().message());
     return ExitCodeFor(measurement.error().code());
   }
+  const double time_s = measurement->time_s;
+  const double wall_time_s = Seconds(wall_end - wall_start);
 
   json report;
   report["command"] = flags.command;
-  report["exit_code"] = *child;
-  report["time_s"] = measurement->time_s;
+  report["started"] = !child->exec_error.has_value();
+  report["exit_code"] = child->exit_code;
+  report["error"] = child->exec_error ? json(*child->exec_error) : json(nullptr);
+  report["signal"] = child->signal_received ? json(SignalName(*child->signal_received)) : json(nullptr);
+  report["signal_forwarded"] = child->signal_forwarded;
+  report["killed_after_grace"] = child->killed_after_grace;
+  report["time_s"] = time_s;
+  report["wall_time_s"] = wall_time_s;
+  report["clock"] = emulator_time ? "emulator" : "wall";
   report["gpus"] = json::array();
   int failures = 0;
   for (const monitor::GpuMeasurement& g : measurement->gpus) {
     json j;
     j["index"] = g.index;
+    std::optional<double> avg;
     if (g.error) {
       ++failures;
       j["energy_j"] = nullptr;
-      j["avg_power_w"] = nullptr;
       j["error"] = g.error->message();
     } else {
       j["energy_j"] = g.energy_j;
-      j["avg_power_w"] = measurement->time_s > 0 ? g.energy_j / measurement->time_s : 0.0;
+      if (time_s > 0) avg = g.energy_j / time_s;
       j["error"] = nullptr;
     }
+    // The peak is the highest power known in the window: the largest reading
+    // in force during it (the one at its start included), or the average when
+    // that is higher (the energy counted more than the readings explain: the
+    // power changed between two readings, or the window is shorter than the
+    // sampling interval). So the average never exceeds the peak.
     auto stats = power ? power->Stats(g.index, start, end) : Result<monitor::PowerStats>(monitor::PowerStats{});
-    j["peak_power_w"] = stats && stats->samples > 0 ? json(stats->peak_power_w) : json(nullptr);
+    std::optional<double> peak;
+    std::string peak_from = "readings";
+    if (stats && stats->samples > 0) peak = stats->peak_power_w;
+    // Energy is known to 1 mJ (the counter's unit): an average above the peak
+    // by less than that over the window is the peak, within resolution.
+    if (avg && peak && *avg > *peak && *avg - *peak <= 0.001 / time_s + 1e-9 * *peak) avg = peak;
+    if (avg && (!peak || *avg > *peak)) {
+      peak = avg;
+      peak_from = "average";
+    }
+    j["avg_power_w"] = avg ? json(*avg) : json(nullptr);
+    j["peak_power_w"] = peak ? json(*peak) : json(nullptr);
+    j["peak_from"] = peak ? json(peak_from) : json(nullptr);
     auto period = power ? power->UpdatePeriod(g.index) : std::nullopt;
-    j["update_period_s"] = period ? json(std::chrono::duration<double>(*period).count()) : json(nullptr);
+    j["update_period_s"] = period ? json(Seconds(*period)) : json(nullptr);
     j["source"] = std::string(monitor::EnergySourceName(g.source));
     j["uncertain"] = g.uncertain;
     report["gpus"].push_back(j);
@@ -262,8 +455,8 @@ int RunMonitor(const MonitorFlags& flags) {
     j["name"] = devices->cpus->cpu(c.index).name();
     j["energy_j"] = c.error ? json(nullptr) : json(c.package_energy_j);
     j["dram_energy_j"] = c.error || !c.dram_energy_j ? json(nullptr) : json(*c.dram_energy_j);
-    j["avg_power_w"] = c.error || measurement->time_s <= 0 ? json(nullptr)
-                                                            : json(c.package_energy_j / measurement->time_s);
+    // RAPL counts real energy: its average is over wall time, whatever the GPUs' clock.
+    j["avg_power_w"] = c.error || wall_time_s <= 0 ? json(nullptr) : json(c.package_energy_j / wall_time_s);
     j["uncertain"] = c.uncertain;
     j["error"] = c.error ? json(c.error->message()) : json(nullptr);
     if (c.error) ++failures;
@@ -275,9 +468,27 @@ int RunMonitor(const MonitorFlags& flags) {
   if (flags.json) {
     text = report.dump(2) + "\n";
   } else {
-    text += fmt::format("\nzeus monitor: {} exited with {} after {:.3f} s\n", JoinCommand(flags.command), *child,
-                        measurement->time_s);
+    if (child->exec_error) {
+      text += fmt::format("\nzeus monitor: {}\n", *child->exec_error);
+    } else {
+      text += fmt::format("\nzeus monitor: {} exited with {} after {:.3f} s", JoinCommand(flags.command),
+                          child->exit_code, wall_time_s);
+      // The emulator's clock shown where it parts from the wall clock (a time_scale, a manual clock).
+      if (emulator_time && std::abs(time_s - wall_time_s) > 0.05 * wall_time_s + 0.01) {
+        text += fmt::format(" ({:.3f} s of emulated GPU time)", time_s);
+      }
+      text += "\n";
+    }
+    if (child->signal_received) {
+      text += fmt::format("  {} {}", SignalName(*child->signal_received),
+                          child->signal_forwarded ? "was forwarded to the command"
+                                                  : "reached the command from the terminal");
+      text += child->killed_after_grace
+                  ? fmt::format("; it was still running {} s later and was killed (SIGKILL)\n", flags.kill_after_s)
+                  : "\n";
+    }
     text += fmt::format("  {:<10} {:>12} {:>12} {:>12}  {}\n", "device", "energy (J)", "avg (W)", "peak (W)", "how");
+    bool short_window = false;
     for (const json& g : report["gpus"]) {
       const std::string label = fmt::format("GPU {}", g["index"].get<std::size_t>());
       if (!g["error"].is_null()) {
@@ -285,9 +496,11 @@ int RunMonitor(const MonitorFlags& flags) {
                             g["error"].get<std::string>());
         continue;
       }
-      text += fmt::format("  {:<10} {:>12.2f} {:>12.2f} {:>12}  {}{}\n", label, g["energy_j"].get<double>(),
-                          g["avg_power_w"].get<double>(),
-                          g["peak_power_w"].is_null() ? "-" : fmt::format("{:.2f}", g["peak_power_w"].get<double>()),
+      auto number = [](const json& v) { return v.is_null() ? std::string("-") : fmt::format("{:.2f}", v.get<double>()); };
+      const bool peak_is_avg = g["peak_from"] == "average";
+      short_window = short_window || peak_is_avg;
+      text += fmt::format("  {:<10} {:>12.2f} {:>12} {:>12}  {}{}\n", label, g["energy_j"].get<double>(),
+                          number(g["avg_power_w"]), number(g["peak_power_w"]) + (peak_is_avg ? "*" : ""),
                           g["source"].get<std::string>(), g["uncertain"].get<bool>() ? " (uncertain)" : "");
     }
     for (const json& c : report["cpus"]) {
@@ -300,44 +513,60 @@ int RunMonitor(const MonitorFlags& flags) {
                           c["avg_power_w"].get<double>(), "-", c["uncertain"].get<bool>() ? " (uncertain)" : "");
       if (!c["dram_energy_j"].is_null()) {
         text += fmt::format("  {:<10} {:>12.2f} {:>12.2f} {:>12}  rapl\n", "  dram", c["dram_energy_j"].get<double>(),
-                            c["dram_energy_j"].get<double>() / measurement->time_s, "-");
+                            wall_time_s > 0 ? c["dram_energy_j"].get<double>() / wall_time_s : 0.0, "-");
       }
     }
     text += fmt::format("  {:<10} {:>12.2f}\n", "total", measurement->total_energy_j);
-  }
-  if (!flags.output.empty()) {
-    std::ofstream out(flags.output, std::ios::trunc);
-    out << text;
-    if (!out.flush()) {
-      fmt::print(stderr, "error: --output {}: cannot write\n", flags.output);
-      return 1;
+    if (short_window) {
+      text += fmt::format(
+          "  * the average is above every power reading (one every {} ms) in the window: the window is short against "
+          "the sampling interval or the counter's resolution, or power changed between readings; the peak shown is "
+          "the average\n",
+          flags.interval_ms);
     }
-  } else {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
   }
-
+  int exit_code = child->exit_code;
+  auto write_failed = [&exit_code] {
+    if (exit_code == 0) exit_code = 1;
+  };
+  if (!EmitReport(flags, text)) write_failed();
   if (!flags.timeline.empty() && power) {
     const bool as_json = flags.timeline.ends_with(".json");
     Status s = as_json ? power->WriteTimelineJson(flags.timeline) : power->WriteTimelineCsv(flags.timeline);
-    if (!s) fmt::print(stderr, "error: --timeline: {}\n", s.error().message());
-  }
-  if (!flags.plot.empty() && power) {
-    if (Status s = WritePlot(flags.plot, *power, JoinCommand(flags.command), measurement->time_s); !s) {
-      fmt::print(stderr, "error: {}\n", s.error().message());
+    if (!s) {
+      fmt::print(stderr, "error: --timeline: {}\n", s.error().message());
+      write_failed();
     }
   }
+  if (!flags.plot.empty() && power) {
+    if (Status s = WritePlot(flags.plot, *power, JoinCommand(flags.command), time_s); !s) {
+      fmt::print(stderr, "error: {}\n", s.error().message());
+      write_failed();
+    }
+  }
+  if (child->exec_error) fmt::print(stderr, "error: {}\n", *child->exec_error);
+  if (child->killed_after_grace) {
+    fmt::print(stderr, "zeus monitor: the command did not exit within {} s of {}; it was killed with SIGKILL\n",
+               flags.kill_after_s, SignalName(*child->signal_received));
+  }
   if (failures > 0) fmt::print(stderr, "zeus monitor: {} device(s) could not be measured (see the report)\n", failures);
-  return *child;
+  return exit_code;
 }
 
-int RunLivePower(const MonitorFlags& flags) {
-  if (flags.live_interval_ms < 1) {
-    fmt::print(stderr, "error: --interval-ms must be at least 1\n");
+int RunLivePower(MonitorFlags& flags) {
+  SignalRelay& relay = SignalRelay::Install();
+  auto usage_error = [](const std::string& message) {
+    fmt::print(stderr, "error: {}\n", message);
     return ExitCodeFor(ErrorCode::kInvalidArgument);
+  };
+  if (Status s = ParseGpuList(flags); !s) return usage_error(s.error().message());
+  if (Status s = CheckRange("--interval-ms", flags.live_interval_ms, 1, kMaxIntervalMs, " ms"); !s) {
+    return usage_error(s.error().message());
   }
-  MonitorFlags open_flags = flags;
-  auto devices = OpenDevices(open_flags);
+  if (Status s = CheckRange("--count", flags.count, 0, kMaxCount, "", " lines; 0 prints until Ctrl-C"); !s) {
+    return usage_error(s.error().message());
+  }
+  auto devices = OpenDevices(flags);
   if (!devices) {
     fmt::print(stderr, "error: {}\n", devices.error().message());
     return ExitCodeFor(devices.error().code());
@@ -347,14 +576,14 @@ int RunLivePower(const MonitorFlags& flags) {
                devices->notes.empty() ? "" : ": " + devices->notes.front());
     return ExitCodeFor(ErrorCode::kUnavailable);
   }
-  InstallForwarders();
+  if (relay.TakePending()) return 0;
   std::string header = fmt::format("{:>9}", "time_s");
   for (std::size_t i : devices->gpu_indices) header += fmt::format(" {:>11}", fmt::format("gpu{}_w", i));
   fmt::print("{}\n", header);
   std::fflush(stdout);
   const nanoseconds start = SteadyClock().Now();
-  for (int line = 0; !g_stop.load() && (flags.count == 0 || line < flags.count); ++line) {
-    std::string row = fmt::format("{:>9.2f}", std::chrono::duration<double>(SteadyClock().Now() - start).count());
+  for (long long line = 0; flags.count == 0 || line < flags.count; ++line) {
+    std::string row = fmt::format("{:>9.2f}", Seconds(SteadyClock().Now() - start));
     for (std::size_t i : devices->gpu_indices) {
       device::Gpu& gpu = devices->gpus->gpu(i);
       auto p = gpu.InstantPowerMw();
@@ -364,9 +593,7 @@ int RunLivePower(const MonitorFlags& flags) {
     fmt::print("{}\n", row);
     std::fflush(stdout);
     if (flags.count != 0 && line + 1 >= flags.count) break;
-    for (int slept = 0; slept < flags.live_interval_ms && !g_stop.load(); slept += 10) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(std::min(10, flags.live_interval_ms - slept)));
-    }
+    if (relay.WaitFor(std::chrono::milliseconds(flags.live_interval_ms))) break;
   }
   return 0;
 }
@@ -376,20 +603,37 @@ int RunLivePower(const MonitorFlags& flags) {
 void RegisterMonitorCommand(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<MonitorFlags>();
   auto* cmd = app.add_subcommand("monitor", "Measure the time and energy of a command (zeus monitor -- CMD ARGS...)");
-  cmd->add_option("--gpus", flags->gpus, "GPUs to measure, as comma-separated indices (default: all visible)")
-      ->delimiter(',')
-      ->each([flags](const std::string&) { flags->gpus_given = true; });
+  // List flags take one word per occurrence (split at commas here), so a
+  // following `--` is never taken as the end of their list: everything after
+  // `--` belongs to the command.
+  cmd->add_option("--gpus", flags->gpus_text, "GPUs to measure, as comma-separated indices (default: all visible)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_flag("--cpus", flags->cpus, "Also measure CPU package and DRAM energy (RAPL)");
-  cmd->add_option("--interval-ms", flags->interval_ms, "Power sampling period in ms (default 100 = 10 Hz; 1 = 1 kHz)");
+  cmd->add_option("--interval-ms", flags->interval_ms,
+                  "Power sampling period in ms, 1 to 60000 (default 100 = 10 Hz; 1 = 1 kHz)");
+  cmd->add_option("--kill-after", flags->kill_after_s,
+                  "Seconds the command has to exit after a signal is relayed to it before it gets SIGKILL, "
+                  "0 to 86400 (default 10)");
   cmd->add_flag("--json", flags->json, "Print the report as one JSON object");
   cmd->add_option("--timeline", flags->timeline, "Write the power timeline per GPU (CSV, or JSON for *.json)");
   cmd->add_option("--plot", flags->plot, "Write an SVG plot of power over time per GPU");
   cmd->add_option("-o,--output", flags->output, "Write the report to this file instead of stdout");
   cmd->add_option("command", flags->command, "The command to run, after --")->expected(-1);
   cmd->footer(
-      "Runs the command, passes its exit code through (128+N if killed by signal N) and forwards SIGINT,\n"
-      "SIGTERM, SIGHUP and SIGQUIT to it. Then reports wall time, and per device energy (J), average and peak\n"
-      "power (W), and the total. GPUs with an energy counter are measured by it; others by integrating power.\n"
+      "Runs the command and passes its exit code through (128+N if killed by signal N; 127/126 if it cannot be\n"
+      "run). Output paths are checked before it starts; a report or file that cannot be written makes the exit\n"
+      "code non-zero. Everything after -- belongs to the command.\n"
+      "Signals: zeus holds SIGINT, SIGTERM, SIGHUP and SIGQUIT from its start. One that arrives before the command\n"
+      "starts cancels it (exit 128+N, reported). While it runs, a signal sent to zeus (kill -TERM <pid>) is\n"
+      "forwarded; Ctrl-C and Ctrl-\\ reach the command from the terminal and are not sent twice. If the command is\n"
+      "still running --kill-after seconds after the first signal, it gets SIGKILL. If zeus itself is killed, the\n"
+      "command is killed too (it never outlives zeus).\n"
+      "Clock: time is wall time; with GPUs of the Zeus NVML emulator, GPU energy and power are over the\n"
+      "emulator's time (its scenario's time_scale), reported as time_s next to wall_time_s.\n"
+      "Reports wall time, and per device energy (J), average and peak power (W), and the total. GPUs with an\n"
+      "energy counter are measured by it; others by integrating power. The peak is never below the average.\n"
       "Example: zeus monitor --json --plot power.svg -- python train.py --epochs 3");
   cmd->callback([flags, exit_code, cmd] {
     if (cmd->got_subcommand("power")) return;
@@ -397,11 +641,13 @@ void RegisterMonitorCommand(CLI::App& app, int* exit_code) {
   });
 
   auto* power = cmd->add_subcommand("power", "Print live power per GPU until Ctrl-C");
-  power->add_option("--interval-ms", flags->live_interval_ms, "Print period in ms (default 500)");
-  power->add_option("--gpus", flags->gpus, "GPUs to watch (default: all)")
-      ->delimiter(',')
-      ->each([flags](const std::string&) { flags->gpus_given = true; });
-  power->add_option("--count", flags->count, "Stop after this many lines (default: until Ctrl-C)");
+  power->add_option("--interval-ms", flags->live_interval_ms, "Print period in ms, 1 to 60000 (default 500)");
+  power->add_option("--gpus", flags->gpus_text, "GPUs to watch, as comma-separated indices (default: all)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  power->add_option("--count", flags->count,
+                    "Stop after this many lines; 0 (the default) prints until Ctrl-C or another signal");
   power->callback([flags, exit_code] { *exit_code = RunLivePower(*flags); });
 }
 

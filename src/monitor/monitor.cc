@@ -79,30 +79,23 @@ struct Monitor::Impl {
   std::mutex log_mu;
   std::ofstream log;  // guarded by log_mu
 
-  Snapshot Take() {
+  // The clock is read before the device counters at a window's begin and
+  // after them at its end, so the window's duration encloses the interval the
+  // counters measured: an average (energy / duration) cannot exceed the power
+  // drawn because of the time the reads took.
+  Snapshot Take(bool at_end) {
     if (options.sync) options.sync();
     if (power_monitor) power_monitor->SampleOnce();
     Snapshot snap;
-    snap.time = clock->Now();
+    if (!at_end) snap.time = clock->Now();
     snap.gpus.resize(gpu_indices.size());
     for (std::size_t k = 0; k < gpu_indices.size(); ++k) {
-      const std::size_t i = gpu_indices[k];
-      GpuStart& g = snap.gpus[k];
-      if (has_counter[k]) {
-        auto energy = gpus->gpu(i).TotalEnergyMj();
-        if (energy) {
-          g.counter_mj = *energy;
-        } else {
-          g.error = energy.error();
-        }
+      if (!has_counter[k]) continue;
+      auto energy = gpus->gpu(gpu_indices[k]).TotalEnergyMj();
+      if (energy) {
+        snap.gpus[k].counter_mj = *energy;
       } else {
-        g.failures = power_monitor->ReadFailures(i);
-        auto energy = power_monitor->CumulativeEnergyJ(i, snap.time);
-        if (energy) {
-          g.cumulative_j = *energy;
-        } else {
-          g.error = energy.error();
-        }
+        snap.gpus[k].error = energy.error();
       }
     }
     snap.cpus.resize(cpu_indices.size());
@@ -112,6 +105,19 @@ struct Monitor::Impl {
         snap.cpus[k].energy = *energy;
       } else {
         snap.cpus[k].error = energy.error();
+      }
+    }
+    if (at_end) snap.time = clock->Now();
+    for (std::size_t k = 0; k < gpu_indices.size(); ++k) {
+      if (has_counter[k]) continue;
+      const std::size_t i = gpu_indices[k];
+      GpuStart& g = snap.gpus[k];
+      g.failures = power_monitor->ReadFailures(i);
+      auto energy = power_monitor->CumulativeEnergyJ(i, snap.time);
+      if (energy) {
+        g.cumulative_j = *energy;
+      } else {
+        g.error = energy.error();
       }
     }
     return snap;
@@ -264,7 +270,7 @@ Status Monitor::BeginWindow(std::string_view name) {
                   fmt::format("window \"{}\" is already open; end it first or use another name", name));
     }
   }
-  Snapshot snap = impl_->Take();
+  Snapshot snap = impl_->Take(/*at_end=*/false);
   std::lock_guard lock(impl_->mu);
   auto [it, inserted] = impl_->windows.try_emplace(std::string(name), std::move(snap));
   if (!inserted) {
@@ -290,7 +296,7 @@ Result<Measurement> Monitor::EndWindow(std::string_view name, bool cancel) {
     m.cancelled = true;
     return m;
   }
-  Snapshot end = impl_->Take();
+  Snapshot end = impl_->Take(/*at_end=*/true);
   const nanoseconds duration = end.time - begin.time;
   m.time_s = Seconds(duration);
   for (std::size_t k = 0; k < impl_->gpu_indices.size(); ++k) {

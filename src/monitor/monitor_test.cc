@@ -288,5 +288,39 @@ TEST_F(MonitorTest, ThreadSafeUnderConcurrentWindows) {
   EXPECT_TRUE(monitor->OpenWindows().empty());
 }
 
+// A clock over `fake` that lets 1 ms pass right after its second reading: a
+// window's end snapshot that, on a busy machine, reads its devices late.
+class SlowAfterSecondReadClock final : public Clock {
+ public:
+  explicit SlowAfterSecondReadClock(FakeClock& fake) : fake_(fake) {}
+  std::chrono::nanoseconds Now() const override {
+    const std::chrono::nanoseconds now = fake_.Now();
+    if (++reads_ == 2) fake_.Advance(milliseconds(1));
+    return now;
+  }
+  void SleepFor(std::chrono::nanoseconds duration) const override { fake_.Advance(duration); }
+
+ private:
+  FakeClock& fake_;
+  mutable std::atomic<int> reads_{0};
+};
+
+// The window's duration encloses the counter reads, so energy / duration
+// never exceeds the power drawn (avg above peak in `zeus monitor`).
+TEST_F(MonitorTest, WindowDurationEnclosesTheCounterReads) {
+  SlowAfterSecondReadClock slow(clock_);
+  MonitorOptions options = Options();
+  options.clock = &slow;
+  options.gpu_indices = std::vector<std::size_t>{0};  // the counter GPU only: nothing else reads the clock
+  auto monitor = Make(options);
+  ASSERT_TRUE(monitor);
+  ASSERT_TRUE(monitor->BeginWindow("w"));
+  clock_.Advance(seconds(1));
+  auto m = monitor->EndWindow("w");
+  ASSERT_TRUE(m) << m.error().message();
+  ASSERT_FALSE(m->gpus[0].error);
+  EXPECT_LE(m->gpus[0].energy_j, 150.0 * m->time_s + 1e-9) << "time " << m->time_s << " s";
+}
+
 }  // namespace
 }  // namespace zeus::monitor
