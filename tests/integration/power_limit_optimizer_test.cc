@@ -19,6 +19,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -165,6 +166,12 @@ struct SelectorCase {
   double stride_w;  // 60 leaves the minimum off the stride grid
   double expected_w;  // the hand computation must land here (boundary or interior)
 };
+
+// GoogleTest prints this in failure messages and --gtest_list_tests.
+void PrintTo(const SelectorCase& c, std::ostream* os) {
+  *os << "--selector " << c.selector << " (value " << c.value << ") --stride-w " << c.stride_w << " -> " << c.expected_w
+      << " W";
+}
 
 class PowerLimitSelectorTest : public PowerLimitTrainTest, public ::testing::WithParamInterface<SelectorCase> {};
 
