@@ -4,7 +4,7 @@
 PRESET ?= dev
 JOBS ?= $(shell nproc)
 
-.PHONY: all build deps configure demo test test-asan test-tsan test-unit bench clean
+.PHONY: all build deps configure demo test test-asan test-tsan test-stress test-unit bench clean
 
 all: build
 
@@ -50,6 +50,13 @@ test-tsan:
 	@cmake --build --preset tsan -j $(JOBS) --target $(TSAN_TESTS)
 	@scripts/with-test-postgres bash -c 'set -e; for t in $(TSAN_TESTS); do echo "== TSan: $$t"; \
 	  TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/$$t --gtest_brief=1; done'
+
+# The suite on a loaded machine: builds the ci preset (and the asan preset
+# when build-asan/ exists), then runs their ctest while stress-ng keeps every
+# core busy, and prints the elapsed time. Extra ctest arguments:
+# `make test-stress CTEST_ARGS='-R ClockTest'`. See scripts/test-stress.
+test-stress: deps
+	@scripts/test-stress $(CTEST_ARGS)
 
 test-unit: build
 	@ctest --preset $(PRESET) -L unit

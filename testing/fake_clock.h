@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 
 #include "zeus/base/clock.h"
 
@@ -15,9 +16,14 @@ namespace zeus::testing {
 
 class FakeClock final : public Clock {
  public:
+  // Starts at `start` (1000 s by default: not 0, so code that takes 0 for
+  // "never" is caught).
   explicit FakeClock(std::chrono::nanoseconds start = std::chrono::seconds(1000)) : now_ns_(start.count()) {}
   std::chrono::nanoseconds Now() const override;
+  // Advances by `duration` at once; a zero or negative duration returns
+  // without moving the clock, as a real sleep would (time never goes back).
   void SleepFor(std::chrono::nanoseconds duration) const override;
+  // REQUIRES: duration >= 0 (a Clock never goes back); aborts otherwise.
   void Advance(std::chrono::nanoseconds duration);
 
  private:

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -20,9 +21,23 @@ TEST(ZeusCostTest, WeighsEnergyAgainstMaxPowerTimesTime) {
   EXPECT_DOUBLE_EQ(ZeusCost(100.0, 10.0, 0.0, 300.0), 3000.0);  // time only
 }
 
-TEST(ZeusCostTest, UsesTheOriginalFloatingPointOrder) {
-  const double e = 8495173.59414267, t = 56443.485714285714, eta = 0.3, p = 250.0;
-  EXPECT_EQ(ZeusCost(e, t, eta, p), eta * e + ((1.0 - eta) * p) * t);
+TEST(ZeusCostTest, MultipliesOneMinusEtaByMaxPowerBeforeTime) {
+  // The original computes ((1 - eta) * max_power) * time. Worked by hand with
+  // eta = 0.25, max_power = 3, time = 2^52 + 1, energy = 0:
+  //   (1 - 0.25) * 3 = 2.25 (exact);
+  //   2.25 * (2^52 + 1) = 9 * 2^50 + 2.25; doubles in [2^53, 2^54) are 2 apart,
+  //   so it rounds to 9 * 2^50 + 2 = 10133099161583618.
+  // The other orders land on 9 * 2^50 + 4:
+  //   (1 - eta) * (max_power * time): 3 * 2^52 + 3 is a tie, rounds to the
+  //   even 3 * 2^52 + 4; times 0.75 is 9 * 2^50 + 3, a tie, rounds to + 4.
+  //   ((1 - eta) * time) * max_power: 3 * 2^50 + 0.75 (spacing 0.5) is a tie,
+  //   rounds to 3 * 2^50 + 1; times 3 is 9 * 2^50 + 3, again + 4.
+  EXPECT_EQ(ZeusCost(0.0, 4503599627370497.0, 0.25, 3.0), 10133099161583618.0);
+
+  // The same order keeps a product that fits from overflowing on the way:
+  // (0.5 * 1.5e308) * 1.5 = 1.125e308, while 1.5e308 * 1.5 alone is
+  // infinite. energy 2 J adds 0.5 * 2 = 1, far below the spacing at 1e308.
+  EXPECT_DOUBLE_EQ(ZeusCost(2.0, 1.5, 0.5, 1.5e308), 1.125e308);
 }
 
 TEST(ZeusCostTest, EtaOutsideZeroOneIsRejected) {
@@ -36,32 +51,39 @@ TEST(ZeusCostTest, EtaOutsideZeroOneIsRejected) {
   }
 }
 
+// Doubles near 1e16 are 2 apart, and 1e16 = 2 * 5e15 has an even mantissa:
+// 1e16 + 1 is a tie and rounds back to 1e16; 1e16 + 2 is exact.
+
 TEST(NumpyMathTest, ShortArraysAreSummedLeftToRight) {
-  // 1e16 + 1 rounds back to 1e16 (ties to even), so order matters.
+  // (1e16 + 1) + 1 = 1e16 + 1 = 1e16: both ones are lost. Summing the ones
+  // first would give 1e16 + 2.
   const double v[] = {1e16, 1.0, 1.0};
-  EXPECT_EQ(NumpySum(v), (1e16 + 1.0) + 1.0);
-  EXPECT_NE(NumpySum(v), 1e16 + (1.0 + 1.0));
+  EXPECT_EQ(NumpySum(v), 1e16);
 }
 
 TEST(NumpyMathTest, EightOrMoreUseEightPartialSums) {
+  // Nine values: partial sums p0..p7 = 1e16, 1, 1, 1, 1, 1, 1, 1, combined as
+  // ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7)) = (1e16 + 2) + 4
+  // (1e16 + 1 rounds to 1e16), then the ninth value is added: 1e16 + 7 is a
+  // tie between 1e16 + 6 (odd mantissa 5e15 + 3) and 1e16 + 8 (even): 1e16 + 8.
+  // Left to right loses every one (1e16); dropping the ninth value, or
+  // folding it into p0 (where 1e16 + 1 rounds to 1e16), gives 1e16 + 6.
   const double v[] = {1e16, 1, 1, 1, 1, 1, 1, 1, 1};
-  const double expected = (((1e16 + 1) + (1 + 1)) + ((1 + 1) + (1 + 1))) + 1;
-  double sequential = 0;
-  for (double x : v) sequential += x;
-  EXPECT_EQ(NumpySum(v), expected);
-  EXPECT_NE(expected, sequential);  // the test can tell the two apart
+  EXPECT_EQ(NumpySum(v), 10000000000000008.0);
 }
 
 TEST(NumpyMathTest, LongArraysSplitAtAMultipleOfEight) {
-  std::vector<double> v(300);
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = 0.1 * static_cast<double>(i % 7) + 1e-3 * static_cast<double>(i);
-  // 300 splits into 144 + 156 (the first half rounded down to a multiple of
-  // 8); 144 into 72 + 72 and 156 into 72 + 84, each summed as a block.
-  auto block = [&](std::size_t begin, std::size_t n) {
-    return NumpySum(std::span<const double>(v).subspan(begin, n));
-  };
-  const double expected = (block(0, 72) + block(72, 72)) + (block(144, 72) + block(216, 84));
-  EXPECT_EQ(NumpySum(v), expected);
+  // 300 values, zero but for v[0] = 1e16 and ones at 72, 144 and 216.
+  // 300 splits at 150 rounded down to a multiple of 8, 144; [0, 144) into
+  // [0, 72) + [72, 144); [144, 300) at 78 -> 72: [144, 216) + [216, 300).
+  // Blocks: 1e16, 1, 1, 1; (1e16 + 1) + (1 + 1) = 1e16 + 2.
+  // Splitting at 150 instead gives blocks [0,72) [72,150) [150,222) [222,300)
+  // = 1e16, 2, 1, 0 and (1e16 + 2) + 1 = 1e16 + 3, a tie that rounds to
+  // 1e16 + 4; left to right gives 1e16.
+  std::vector<double> v(300, 0.0);
+  v[0] = 1e16;
+  v[72] = v[144] = v[216] = 1.0;
+  EXPECT_EQ(NumpySum(v), 10000000000000002.0);
 }
 
 TEST(NumpyMathTest, MeanAndPopulationVariance) {

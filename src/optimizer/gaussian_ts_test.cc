@@ -84,14 +84,24 @@ TEST(GaussianTsTest, PredictDrawsAPermutationThenOneNormalPerArmInArmOrder) {
   ASSERT_TRUE(ts.SetRewards(8, std::vector<double>{-10, -14}));
   ASSERT_TRUE(ts.SetRewards(16, std::vector<double>{-11, -12}));
   ASSERT_TRUE(ts.SetRewards(32, std::vector<double>{-10, -30}));
+  // Posteriors by hand, in ascending arm order (flat prior: mean = sample
+  // mean, precision = n / variance):
+  //   8: {-10, -14}: mean -12, variance 4, precision 2 / 4 = 0.5;
+  //   16: {-11, -12}: mean -11.5, variance 0.25, precision 2 / 0.25 = 8;
+  //   32: {-10, -30}: mean -20, variance 100, precision 2 / 100 = 0.02.
+  // The replay draws from NumpyRandom, pinned to numpy's own outputs by
+  // numpy_random_test.cc.
+  ASSERT_EQ(ts.arms(), (std::vector<int>{8, 16, 32}));
+  const double means[] = {-12, -11.5, -20};
+  const double precisions[] = {0.5, 8, 0.02};
   NumpyRandom replay(seed);
   for (int round = 0; round < 20; ++round) {
     const int chosen = ts.Predict();
     (void)replay.ChoiceWithoutReplacement(3, 3);
     std::vector<double> expected;
     std::size_t best = 0;
-    for (const ArmPosterior& p : ts.Posteriors()) {
-      expected.push_back(replay.Normal(p.mean, std::sqrt(1.0 / p.precision)));
+    for (std::size_t arm = 0; arm < 3; ++arm) {
+      expected.push_back(replay.Normal(means[arm], std::sqrt(1.0 / precisions[arm])));
       if (expected.back() > expected[best]) best = expected.size() - 1;
     }
     ASSERT_EQ(ts.last_samples(), expected);

@@ -146,7 +146,8 @@ TEST_P(NumpyRandomVectorsTest, ThompsonDrawOrderMatchesNumpy) {
   EXPECT_EQ(rng.Normal(0.0, 1.0), std::strtod(words[w].c_str(), nullptr));
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds1To5, NumpyRandomVectorsTest, ::testing::Range(1, 6));
+INSTANTIATE_TEST_SUITE_P(Seeds1To5, NumpyRandomVectorsTest, ::testing::Range(1, 6),
+                         [](const ::testing::TestParamInfo<int>& seed) { return "seed" + std::to_string(seed.param); });
 
 TEST(NumpyRandomTest, SameSeedSameStreamDifferentSeedDifferentStream) {
   NumpyRandom a(7), b(7), c(8);

@@ -5,6 +5,10 @@
 
 #include "zeus/runtime/batch_size_optimizer.h"
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -18,6 +22,34 @@ namespace zeus::runtime {
 namespace {
 
 using ::testing::HasSubstr;
+
+// A loopback port that refuses connections for as long as this object lives:
+// a socket bound to a free port and never listened on. Unlike a fixed port,
+// nothing else on the machine can be listening there.
+class RefusingPort {
+ public:
+  RefusingPort() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    if (fd_ >= 0 && ::bind(fd_, reinterpret_cast<sockaddr*>(&address), length) == 0 &&
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+      port_ = ntohs(address.sin_port);
+    }
+  }
+  ~RefusingPort() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  RefusingPort(const RefusingPort&) = delete;
+  RefusingPort& operator=(const RefusingPort&) = delete;
+  int port() const { return port_; }  // 0 if no port could be bound
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
 
 class BatchSizeOptimizerTest : public ::testing::Test {
  protected:
@@ -130,7 +162,10 @@ TEST_F(BatchSizeOptimizerTest, FinishEndsTheRunAsReported) {
 }
 
 TEST_F(BatchSizeOptimizerTest, ErrorsAreClear) {
-  auto unreachable = BatchSizeOptimizer::Create(*gpus_, *monitor_, "http://127.0.0.1:1", Job(), 0,
+  RefusingPort refusing;
+  ASSERT_NE(refusing.port(), 0);
+  const std::string unreachable_url = "http://127.0.0.1:" + std::to_string(refusing.port());
+  auto unreachable = BatchSizeOptimizer::Create(*gpus_, *monitor_, unreachable_url, Job(), 0,
                                                 BatchSizeOptimizerOptions{{std::chrono::milliseconds(500),
                                                                            std::chrono::milliseconds(500), 2,
                                                                            std::chrono::milliseconds(10),
@@ -138,7 +173,7 @@ TEST_F(BatchSizeOptimizerTest, ErrorsAreClear) {
                                                                           false});
   ASSERT_FALSE(unreachable);
   EXPECT_EQ(unreachable.error().code(), ErrorCode::kUnavailable);
-  EXPECT_THAT(unreachable.error().message(), HasSubstr("127.0.0.1:1"));
+  EXPECT_THAT(unreachable.error().message(), HasSubstr(unreachable_url.substr(7)));  // "127.0.0.1:<port>"
 
   bso::JobSpec bad = Job();
   bad.default_batch_size = 48;

@@ -9,7 +9,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
+#include <ostream>
 #include <map>
 #include <string>
 #include <vector>
@@ -134,6 +136,19 @@ struct SelectorCase {
   std::uint32_t expected_mw;
 };
 
+// GoogleTest prints this in failure messages and --gtest_list_tests.
+void PrintTo(const SelectorCase& c, std::ostream* os) {
+  *os << c.selector.Describe() << " -> " << c.expected_mw / 1000 << " W";
+}
+
+// "zeus-cost(eta=0.5)" -> "zeus_cost_eta_0_5": a test name of [A-Za-z0-9_].
+std::string SelectorCaseName(const ::testing::TestParamInfo<SelectorCase>& info) {
+  std::string name;
+  for (char c : info.param.selector.Describe()) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  while (!name.empty() && name.back() == '_') name.pop_back();
+  return name;
+}
+
 class PowerLimitOptimizerSelectorTest : public ::testing::TestWithParam<SelectorCase> {};
 
 TEST_P(PowerLimitOptimizerSelectorTest, ChoosesTheAnalyticOptimum) {
@@ -154,7 +169,8 @@ INSTANTIATE_TEST_SUITE_P(Selectors, PowerLimitOptimizerSelectorTest,
                                            SelectorCase{OptimumSelector::ZeusCost(0.5), 200'000},
                                            SelectorCase{OptimumSelector::ZeusCost(0.9), 150'000},
                                            SelectorCase{OptimumSelector::MaxSlowdown(1.1), 200'000},
-                                           SelectorCase{OptimumSelector::MaxSlowdown(1.05), 250'000}));
+                                           SelectorCase{OptimumSelector::MaxSlowdown(1.05), 250'000}),
+                         SelectorCaseName);
 
 TEST(PowerLimitOptimizerTest, ZeroWarmupStepsProfilesAtOnce) {
   Job job;

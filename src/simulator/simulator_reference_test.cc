@@ -9,6 +9,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <ostream>
 #include <string>
 
 #include <fmt/format.h>
@@ -35,6 +36,9 @@ struct Case {
   std::string gpu;
   std::string workload;  // dataset name
 };
+
+// GoogleTest prints this in failure messages and --gtest_list_tests.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.gpu << " " << c.workload; }
 
 class ReferenceSimTest : public ::testing::TestWithParam<Case> {
  protected:

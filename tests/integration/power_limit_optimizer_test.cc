@@ -8,6 +8,7 @@
 // faults give clear messages while training goes on, and profile files are
 // reused or rejected.
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,9 +17,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -165,6 +168,12 @@ struct SelectorCase {
   double stride_w;  // 60 leaves the minimum off the stride grid
   double expected_w;  // the hand computation must land here (boundary or interior)
 };
+
+// GoogleTest prints this in failure messages and --gtest_list_tests.
+void PrintTo(const SelectorCase& c, std::ostream* os) {
+  *os << "--selector " << c.selector << " (value " << c.value << ") --stride-w " << c.stride_w << " -> " << c.expected_w
+      << " W";
+}
 
 class PowerLimitSelectorTest : public PowerLimitTrainTest, public ::testing::WithParamInterface<SelectorCase> {};
 
@@ -345,6 +354,7 @@ TEST_P(PowerLimitSignalTest, RestoresOnTheSignalAndEndsByIt) {
   ASSERT_EQ(pipe(err_pipe), 0);
   const auto env = Env();
   const pid_t pid = fork();
+  ASSERT_GE(pid, 0) << "fork failed";
   if (pid == 0) {
     for (const auto& [name, value] : env) {
       if (value) {
@@ -359,20 +369,38 @@ TEST_P(PowerLimitSignalTest, RestoresOnTheSignalAndEndsByIt) {
     _exit(127);
   }
   close(err_pipe[1]);
+  // The child is killed and reaped on every early return.
+  struct Reaper {
+    pid_t pid;
+    bool armed = true;
+    ~Reaper() {
+      if (!armed) return;
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  } reaper{pid};
+  // Readiness: the line it prints once paused, with the optimizer's limit in
+  // force. A generous deadline, so a hang fails here rather than at ctest's.
   std::string err;
   char buffer[4096];
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (err.find("paused at step 10") == std::string::npos) {
+    const auto left_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    pollfd readable{err_pipe[0], POLLIN, 0};
+    if (left_ms <= 0 || poll(&readable, 1, static_cast<int>(left_ms)) <= 0) break;
     const ssize_t n = read(err_pipe[0], buffer, sizeof buffer);
     if (n <= 0) break;
     err.append(buffer, static_cast<std::size_t>(n));
   }
-  ASSERT_THAT(err, HasSubstr("paused at step 10"));
+  ASSERT_THAT(err, HasSubstr("paused at step 10")) << "no pause within 60 s";
   EXPECT_EQ(LimitsW(), std::vector<double>{250});  // the optimizer changed it
   kill(pid, signo);
   for (ssize_t n; (n = read(err_pipe[0], buffer, sizeof buffer)) > 0;) err.append(buffer, static_cast<std::size_t>(n));
   close(err_pipe[0]);
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  reaper.armed = false;
   ASSERT_TRUE(WIFSIGNALED(status)) << err;
   EXPECT_EQ(WTERMSIG(status), signo);
   EXPECT_THAT(err, HasSubstr("original power limits restored"));
