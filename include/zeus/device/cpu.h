@@ -24,9 +24,10 @@ struct CpuEnergy {
   double package_mj = 0.0;
   // Absent when the package has no DRAM domain (e.g. AMD Zen, most desktops).
   std::optional<double> dram_mj;
-  // True when two reads of a counter were further apart than its safe read
-  // interval (see Cpu::max_safe_read_interval), so a second wrap between them
-  // could have been missed and the figure may be low.
+  // True when, since the previous TotalEnergy() call, two reads of a counter
+  // (this call's, or the wrap guard's in between) were further apart than its
+  // safe read interval (see Cpu::max_safe_read_interval), so a second wrap
+  // between them could have been missed and the figure may be low.
   bool wrap_uncertain = false;
 };
 
@@ -42,7 +43,9 @@ class Cpu {
   // assumed to draw. Reads further apart may lose a whole counter range.
   virtual std::chrono::nanoseconds max_safe_read_interval() const = 0;
   // Reads the counters and returns the accumulated energy. Errors name the
-  // file that failed and how to fix it (e.g. permission since Linux 5.10).
+  // file that failed and how to fix it (e.g. permission since Linux 5.10). A
+  // counter reset (a decrease no plausible power explains) seen since the
+  // previous call is an error once; later calls count on from the new value.
   virtual Result<CpuEnergy> TotalEnergy() = 0;
 };
 

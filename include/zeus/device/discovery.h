@@ -56,10 +56,12 @@ struct CpuOptions {
 };
 
 // Opens the RAPL packages under the powercap root. No RAPL at all is an empty
-// set, not an error. A malformed zone (missing or non-numeric
-// max_energy_range_uj) is an error naming the file. A package whose counter
-// cannot be read (root-only since Linux 5.10) is still listed; its
-// TotalEnergy() returns the error naming the file and the fix.
+// set, not an error; a root that cannot be listed is. Per-package failures
+// are data: a package that cannot be opened (an unreadable name, a missing or
+// non-numeric max_energy_range_uj, also of its DRAM subzone) or whose counter
+// cannot be read (root-only since Linux 5.10, garbage content) is still
+// listed, and its TotalEnergy() returns the error naming the file and the
+// fix; the other packages are served as usual.
 Result<std::unique_ptr<CpuSet>> OpenCpus(const CpuOptions& options = {});
 
 }  // namespace zeus::device
