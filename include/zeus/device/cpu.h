@@ -9,6 +9,7 @@
 #define ZEUS_DEVICE_CPU_H_
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,6 +30,14 @@ struct CpuEnergy {
   // safe read interval (see Cpu::max_safe_read_interval), so a second wrap
   // between them could have been missed and the figure may be low.
   bool wrap_uncertain = false;
+  // Counts since the Cpu was opened, over all its counters, of reads (the
+  // caller's or the wrap guard's) that came later than the safe interval, and
+  // of counter resets. Exact for any two readings, however many windows
+  // overlap: if `late_reads` differs, a wrap between them may have been
+  // missed; if `counter_resets` differs, their difference is not the energy
+  // in between (the energy across a reset is unknown).
+  std::uint64_t late_reads = 0;
+  std::uint64_t counter_resets = 0;
 };
 
 // One CPU package (socket or die).

@@ -117,12 +117,18 @@ Result<CounterReading> RaplCounter::Fold() {
                             energy_path_, *previous, *raw, elapsed_s, wrap_j, max_w));
     accumulator_.Restart(*raw);
     last_read_ = now;
+    ++resets_;
     pending_reset_ = reset;
     return Fail(std::move(reset));
   }
   CounterReading reading;
   reading.wrap_uncertain = last_read_ && (now - *last_read_) > max_safe_read_interval_;
-  if (reading.wrap_uncertain) pending_uncertain_ = true;
+  if (reading.wrap_uncertain) {
+    pending_uncertain_ = true;
+    ++late_reads_;
+  }
+  reading.late_reads = late_reads_;
+  reading.resets = resets_;
   reading.energy_uj = accumulator_.Update(*raw);
   last_read_ = now;
   return reading;

@@ -79,6 +79,9 @@ struct CounterReading {
   // This read, or a guard read since the previous Read(), came later than the
   // safe interval after the read before it.
   bool wrap_uncertain = false;
+  // Since construction, by Read() and Poll() alike: late reads, resets.
+  std::uint64_t late_reads = 0;
+  std::uint64_t resets = 0;
 };
 
 // Whether a decrease of a counter from `previous_uj` to `now_uj` within
@@ -128,6 +131,8 @@ class RaplCounter {
   WrapAccumulator accumulator_;                          // guarded by mu_
   std::optional<std::chrono::nanoseconds> last_read_;    // guarded by mu_
   bool pending_uncertain_ = false;                       // guarded by mu_
+  std::uint64_t late_reads_ = 0;                         // guarded by mu_
+  std::uint64_t resets_ = 0;                             // guarded by mu_
   std::optional<Error> pending_reset_;                   // guarded by mu_
 };
 

@@ -27,11 +27,15 @@ Result<CpuEnergy> RaplCpu::TotalEnergy() {
   if (!package) return Fail(package.error());
   energy.package_mj = static_cast<double>(package->energy_uj) / 1000.0;
   energy.wrap_uncertain = package->wrap_uncertain;
+  energy.late_reads = package->late_reads;
+  energy.counter_resets = package->resets;
   if (dram_) {
     auto dram = dram_->Read();
     if (!dram) return Fail(dram.error());
     energy.dram_mj = static_cast<double>(dram->energy_uj) / 1000.0;
     energy.wrap_uncertain = energy.wrap_uncertain || dram->wrap_uncertain;
+    energy.late_reads += dram->late_reads;
+    energy.counter_resets += dram->resets;
   }
   return energy;
 }

@@ -220,6 +220,7 @@ TEST_F(RaplCpuTest, LateGuardReadIsReportedByTheNextCallerRead) {
   ASSERT_TRUE(spanning) << spanning.error().message();
   EXPECT_DOUBLE_EQ(spanning->package_mj, 9.0);
   EXPECT_TRUE(spanning->wrap_uncertain);
+  EXPECT_EQ(spanning->late_reads, 1u);
 
   // Reported once: the next window does not span it.
   clock_.Advance(std::chrono::seconds(1));
@@ -289,6 +290,8 @@ TEST_F(RaplCpuTest, ImplausibleDecreaseIsAResetNotEnergy) {
   ASSERT_TRUE(after) << after.error().message();
   EXPECT_DOUBLE_EQ(after->package_mj, 2.0);
   EXPECT_FALSE(after->wrap_uncertain);
+  EXPECT_EQ(after->counter_resets, 1u);
+  EXPECT_EQ(after->late_reads, 0u);
 }
 
 TEST_F(RaplCpuTest, ResetSeenByTheGuardFailsTheNextCallerReadOnce) {
