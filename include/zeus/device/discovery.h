@@ -25,7 +25,9 @@ struct GpuOptions {
   std::optional<std::string> nvml_library;
   // Which GPUs, in which order. Unset: $CUDA_VISIBLE_DEVICES; when that is
   // unset too, every GPU in NVML order. Entries are NVML indices or GPU UUIDs
-  // (a unique prefix suffices, as in CUDA). MIG UUIDs are kNotSupported.
+  // (a unique prefix suffices, as in CUDA). "-1" alone is no GPU, and a
+  // trailing -1 ends the list, as in CUDA; entries after a -1 are an error.
+  // MIG UUIDs are kNotSupported.
   std::optional<std::string> cuda_visible_devices;
   // Whether a GPU in MIG mode may be opened (for read-only listing). Measuring
   // such a GPU measures the whole device, not the caller's MIG instance.
