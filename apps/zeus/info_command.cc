@@ -159,12 +159,14 @@ void PrintText(const json& info) {
   // printed above with it.
   std::size_t unreadable = 0;
   for (const json& p : cpus["packages"]) unreadable += p["readable"].get<bool>() ? 0 : 1;
-  fmt::print("  Read CPU/DRAM energy: {}\n",
-             priv["can_read_rapl"].is_null()  ? std::string("n/a (no RAPL packages found)")
-             : unreadable == 0                ? std::string("yes")
-                                              : fmt::format("no for {} of {} package{} (the reason is under each above)",
-                                                            unreadable, cpus["packages"].size(),
-                                                            cpus["packages"].size() == 1 ? "" : "s"));
+  std::string rapl = "yes";
+  if (priv["can_read_rapl"].is_null()) {
+    rapl = "n/a (no RAPL packages found)";
+  } else if (unreadable > 0) {
+    rapl = fmt::format("no for {} of {} package{} (the reason is under each above)", unreadable,
+                       cpus["packages"].size(), cpus["packages"].size() == 1 ? "" : "s");
+  }
+  fmt::print("  Read CPU/DRAM energy: {}\n", rapl);
   for (const json& p : info["problems"]) fmt::print(stderr, "warning: {}\n", p.get<std::string>());
 }
 

@@ -190,7 +190,8 @@ TEST_F(InfoTest, UnreadableRaplPackagesGiveTheirOwnReasons) {
   const json& packages = info["cpus"]["packages"];
   ASSERT_EQ(packages.size(), 3u);
   EXPECT_EQ(packages[0]["readable"], false);
-  EXPECT_THAT(packages[0]["error"].get<std::string>(), HasSubstr("intel-rapl:0/energy_uj: expected an unsigned integer"));
+  EXPECT_THAT(packages[0]["error"].get<std::string>(),
+              HasSubstr("intel-rapl:0/energy_uj: expected an unsigned integer"));
   EXPECT_EQ(packages[1]["readable"], true);
   EXPECT_EQ(packages[2]["readable"], false);
   EXPECT_THAT(packages[2]["error"].get<std::string>(), HasSubstr("intel-rapl:2/energy_uj: no such file"));
