@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <exception>
 #include <mutex>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -76,9 +77,11 @@ class Registry {
   ~Registry() {
     if (!InOwnerProcess()) {
       // A forked child exiting: the parent's limits and watcher are not its
-      // own. The watcher thread does not exist here; forget its handle.
+      // own. The watcher thread does not exist here: forget its handle in
+      // storage that is never destroyed (joining or destroying it would not).
       if (watcher_.joinable()) {
-        [[maybe_unused]] auto* leaked = new std::thread(std::move(watcher_));
+        alignas(std::thread) static unsigned char forgotten[sizeof(std::thread)];
+        new (forgotten) std::thread(std::move(watcher_));
       }
       g_registry_gone.store(true);
       return;
