@@ -153,11 +153,20 @@ void PrintText(const json& info) {
   fmt::print("  GPU power limits, persistence mode, locked clocks: {}\n",
              priv["can_change_gpu_settings"].get<bool>()
                  ? "yes"
-                 : "no (needs root or CAP_SYS_ADMIN; run as root or use the zeusd daemon)");
-  fmt::print("  Read CPU/DRAM energy: {}\n",
-             priv["can_read_rapl"].is_null()          ? "n/a (no RAPL packages found)"
-             : priv["can_read_rapl"].get<bool>() ? "yes"
-                                                 : "no (RAPL counters are root-only since Linux 5.10)");
+                 : "no (NVML needs root or CAP_SYS_ADMIN: run with sudo, or in a container add the "
+                   "capability: docker run --cap-add SYS_ADMIN)");
+  // The reason is each package's own (permission, a missing file, garbage),
+  // printed above with it.
+  std::size_t unreadable = 0;
+  for (const json& p : cpus["packages"]) unreadable += p["readable"].get<bool>() ? 0 : 1;
+  std::string rapl = "yes";
+  if (priv["can_read_rapl"].is_null()) {
+    rapl = "n/a (no RAPL packages found)";
+  } else if (unreadable > 0) {
+    rapl = fmt::format("no for {} of {} package{} (the reason is under each above)", unreadable,
+                       cpus["packages"].size(), cpus["packages"].size() == 1 ? "" : "s");
+  }
+  fmt::print("  Read CPU/DRAM energy: {}\n", rapl);
   for (const json& p : info["problems"]) fmt::print(stderr, "warning: {}\n", p.get<std::string>());
 }
 

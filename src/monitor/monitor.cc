@@ -311,10 +311,16 @@ Result<Measurement> Monitor::EndWindow(std::string_view name, bool cancel) {
     const CpuStart& e = end.cpus[k];
     if (b.error || e.error) {
       c.error = (b.error ? *b.error : *e.error).WithContext(fmt::format("window \"{}\"", name));
+    } else if (e.energy->counter_resets != b.energy->counter_resets) {
+      c.error = Error(ErrorCode::kIoError,
+                      fmt::format("window \"{}\": a RAPL counter of CPU {} was reset during the window (the reading "
+                                  "after the reset said so); the energy across a reset is unknown",
+                                  name, c.index));
     } else {
       c.package_energy_j = (e.energy->package_mj - b.energy->package_mj) / 1000.0;
       if (b.energy->dram_mj && e.energy->dram_mj) c.dram_energy_j = (*e.energy->dram_mj - *b.energy->dram_mj) / 1000.0;
-      c.uncertain = e.energy->wrap_uncertain;
+      // Counts, not the end's flag: exact for overlapping windows too.
+      c.uncertain = e.energy->late_reads != b.energy->late_reads;
       m.total_energy_j += c.package_energy_j + c.dram_energy_j.value_or(0.0);
     }
     m.cpus.push_back(std::move(c));

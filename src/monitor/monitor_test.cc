@@ -270,6 +270,54 @@ TEST_F(MonitorTest, CpuAndDramEnergy) {
   EXPECT_DOUBLE_EQ(m->total_energy_j, 8.5);
 }
 
+// A late read of a RAPL counter (here the begin of window "c") may hide a
+// missed wrap: every window that spans it is uncertain, not only the first
+// to end. Counter resets likewise fail every window that spans them.
+TEST_F(MonitorTest, EveryWindowSpanningALateCpuReadOrAResetIsFlagged) {
+  zeus::testing::TempDir tmp;
+  zeus::testing::RaplTree tree(tmp.path());
+  tree.AddPackage(0, false, 1'000'000'000);  // 1 kJ at the assumed 1000 W: safe interval 1 s
+  device::CpuOptions cpu_options;
+  cpu_options.powercap_root = tmp.path();
+  cpu_options.wrap_guard = false;
+  cpu_options.clock = &clock_;
+  auto cpus = device::OpenCpus(cpu_options);
+  ASSERT_TRUE(cpus);
+  MonitorOptions options = Options();
+  options.gpu_indices = std::vector<std::size_t>{};
+  auto monitor = Make(options, cpus->get());
+
+  ASSERT_TRUE(monitor->BeginWindow("a"));
+  ASSERT_TRUE(monitor->BeginWindow("b"));
+  clock_.Advance(seconds(2));
+  ASSERT_TRUE(monitor->BeginWindow("c"));  // 2 s after the previous read: late
+  auto a = monitor->EndWindow("a");
+  auto b = monitor->EndWindow("b");
+  auto c = monitor->EndWindow("c");
+  ASSERT_TRUE(a && b && c);
+  EXPECT_TRUE(a->cpus[0].uncertain);
+  EXPECT_TRUE(b->cpus[0].uncertain);
+  EXPECT_FALSE(c->cpus[0].uncertain);
+
+  // 100 J -> 1 µJ in 100 ms as a wrap would be 900 J in 110 ms (the update
+  // slack included), more than 1000 W allows: a reset.
+  tree.SetEnergy(0, false, 100'000'000);
+  clock_.Advance(seconds(1));
+  ASSERT_TRUE(monitor->BeginWindow("d"));
+  clock_.Advance(milliseconds(100));
+  tree.SetEnergy(0, false, 1);
+  ASSERT_TRUE(monitor->BeginWindow("e"));  // this read finds the reset
+  tree.SetEnergy(0, false, 2'000'001);
+  clock_.Advance(milliseconds(100));
+  auto d = monitor->EndWindow("d");
+  auto e = monitor->EndWindow("e");
+  ASSERT_TRUE(d && e);
+  ASSERT_TRUE(d->cpus[0].error.has_value()) << "read as " << d->cpus[0].package_energy_j << " J";
+  EXPECT_THAT(d->cpus[0].error->message(), HasSubstr("reset"));
+  ASSERT_TRUE(e->cpus[0].error.has_value());
+  EXPECT_THAT(e->cpus[0].error->message(), HasSubstr("reset"));
+}
+
 TEST_F(MonitorTest, ThreadSafeUnderConcurrentWindows) {
   auto monitor = Make(Options());
   std::vector<std::thread> threads;

@@ -8,6 +8,7 @@
 // ran.
 
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -67,6 +68,45 @@ template <class Trigger>
 }
 
 extern "C" void ReportAndExit(int) { _exit(Verdict()); }
+
+constexpr int kGotSigterm = 44;
+constexpr int kChildSurvived = 45;
+constexpr int kChildWrong = 46;
+constexpr int kRestoredByTheChild = 47;
+
+extern "C" void ExitGotSigterm(int) { _exit(kGotSigterm); }
+
+// Forks a child (which inherits the handlers and the registry) that waits for
+// SIGTERM with it blocked until sigsuspend, so the signal cannot come early;
+// sends it SIGTERM and reaps it. Returns the child's wait status.
+int ForkAndSigtermAChild() {
+  int ready[2];
+  if (pipe(ready) != 0) _exit(2);
+  const pid_t child = fork();
+  if (child < 0) _exit(2);
+  if (child == 0) {
+    sigset_t term;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    sigprocmask(SIG_BLOCK, &term, nullptr);
+    const char byte = 1;
+    if (write(ready[1], &byte, 1) != 1) _exit(2);
+    sigset_t none;
+    sigemptyset(&none);
+    sigsuspend(&none);
+    // sigsuspend returns with SIGTERM blocked again: a SIGTERM re-raised by
+    // the handler is delivered here.
+    sigprocmask(SIG_UNBLOCK, &term, nullptr);
+    _exit(kChildSurvived);
+  }
+  char byte = 0;
+  if (read(ready[0], &byte, 1) != 1) _exit(2);
+  kill(child, SIGTERM);
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0) {
+  }
+  return status;
+}
 
 class ExitRestoreDeathTest : public ::testing::Test {
  protected:
@@ -139,6 +179,112 @@ TEST_F(ExitRestoreDeathTest, WithoutRestoreOnExitTheLimitStaysChanged) {
         for (;;) pause();
       },
       ::testing::ExitedWithCode(kNotRestored), "");
+}
+
+// A forked child (a data-loader worker, say) inherits the handlers. Its
+// SIGTERM must take the child's previous action, not restore the parent's
+// limits and end the parent. The parent then sends itself SIGINT: its watcher
+// reads the pipe in order, so had the child's SIGTERM reached it, it would
+// have acted on that first (ending the parent by kGotSigterm).
+TEST_F(ExitRestoreDeathTest, AForkedChildsSigtermLeavesTheParentAlone) {
+  EXPECT_EXIT(
+      {
+        alarm(60);  // a hang fails the test instead of stalling it
+        signal(SIGTERM, ExitGotSigterm);  // the program's own handler
+        signal(SIGINT, ReportAndExit);
+        RunUntilChangedThen([] {
+          const int status = ForkAndSigtermAChild();
+          // The child ran the program's own SIGTERM handler.
+          if (!WIFEXITED(status) || WEXITSTATUS(status) != kGotSigterm) _exit(kChildWrong);
+          if (Verdict() == kRestored) _exit(kRestoredByTheChild);
+          kill(getpid(), SIGINT);
+        });
+      },
+      ::testing::ExitedWithCode(kRestored), "");
+}
+
+TEST_F(ExitRestoreDeathTest, AForkedChildsSigtermWithTheDefaultActionKillsOnlyTheChild) {
+  EXPECT_EXIT(
+      {
+        alarm(60);
+        signal(SIGINT, ReportAndExit);
+        RunUntilChangedThen([] {
+          const int status = ForkAndSigtermAChild();
+          if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGTERM) _exit(kChildWrong);
+          if (Verdict() == kRestored) _exit(kRestoredByTheChild);
+          kill(getpid(), SIGINT);
+        });
+      },
+      ::testing::ExitedWithCode(kRestored), "");
+}
+
+// A forked child that exits normally runs static destructors: they must not
+// restore anything nor stop the parent's watcher, which still answers SIGINT.
+TEST_F(ExitRestoreDeathTest, AForkedChildsExitLeavesTheParentsWatcherRunning) {
+  EXPECT_EXIT(
+      {
+        alarm(60);
+        signal(SIGINT, ReportAndExit);
+        RunUntilChangedThen([] {
+          const pid_t child = fork();
+          if (child == 0) {
+            alarm(60);
+            std::exit(0);
+          }
+          int status = 0;
+          while (waitpid(child, &status, 0) < 0) {
+          }
+          // (Its exit code may be a leak checker's under ASan.)
+          if (!WIFEXITED(status)) _exit(kChildWrong);
+          kill(getpid(), SIGINT);
+        });
+      },
+      ::testing::ExitedWithCode(kRestored), "");
+}
+
+// A signal ignored before the optimizer started (nohup, a shell's background
+// job) stays ignored: it ends nothing, so there is nothing to restore.
+TEST_F(ExitRestoreDeathTest, AnIgnoredSigtermStaysIgnored) {
+  EXPECT_EXIT(
+      {
+        alarm(60);
+        signal(SIGTERM, SIG_IGN);
+        signal(SIGINT, ReportAndExit);
+        RunUntilChangedThen([] {
+          struct sigaction during {};
+          sigaction(SIGTERM, nullptr, &during);
+          if (during.sa_handler != SIG_IGN) _exit(kChildWrong);
+          kill(getpid(), SIGTERM);  // ignored: the process lives on, the limit stays
+          if (Verdict() == kRestored) _exit(kRestoredByTheChild);
+          kill(getpid(), SIGINT);  // still handled: restores, then the program's handler reports
+        });
+      },
+      ::testing::ExitedWithCode(kRestored), "");
+}
+
+TEST(ExitRestoreTest, RegisteringDoesNotTakeOverAnIgnoredSignal) {
+  struct Nothing final : internal::ExitRestorable {
+    void RestoreForExit(std::string_view) noexcept override {}
+  } object;
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  struct sigaction saved {};
+  ASSERT_EQ(sigaction(SIGTERM, &ignore, &saved), 0);
+  struct sigaction int_before {};
+  sigaction(SIGINT, nullptr, &int_before);
+  internal::RegisterForExit(&object);
+  struct sigaction during {};
+  sigaction(SIGTERM, nullptr, &during);
+  struct sigaction int_during {};
+  sigaction(SIGINT, nullptr, &int_during);
+  internal::UnregisterForExit(&object);
+  struct sigaction after {};
+  sigaction(SIGTERM, nullptr, &after);
+  sigaction(SIGTERM, &saved, nullptr);
+  EXPECT_EQ(during.sa_handler, SIG_IGN);
+  EXPECT_NE(int_during.sa_handler, int_before.sa_handler);  // SIGINT was not ignored: taken over
+  EXPECT_EQ(after.sa_handler, SIG_IGN);
 }
 
 // Registering and unregistering puts the previous SIGTERM action back.

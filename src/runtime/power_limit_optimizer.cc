@@ -20,8 +20,7 @@ std::string Watts(std::uint32_t mw) { return fmt::format("{:g} W", mw / 1000.0);
 Error PermissionError(const Error& cause, std::string_view setter) {
   return Error(ErrorCode::kPermissionDenied,
                fmt::format("no permission to change GPU power limits through {} ({}). To optimize power limits, run "
-                           "as root, grant CAP_SYS_ADMIN (e.g. docker run --cap-add SYS_ADMIN), or use a privileged "
-                           "daemon (zeusd) as the PowerLimitSetter",
+                           "as root (sudo), or grant CAP_SYS_ADMIN (e.g. docker run --cap-add SYS_ADMIN)",
                            setter, cause.message()));
 }
 

@@ -4,6 +4,7 @@
 // through ZEUS_NVML_LIBRARY, and fake powercap trees.
 
 #include <algorithm>
+#include <filesystem>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -157,6 +158,50 @@ TEST_F(InfoTest, BadCudaVisibleDevicesIsAOneLineError) {
   ProcessResult mig = Info({}, scenario, {{"CUDA_VISIBLE_DEVICES", "MIG-0e0b7f2c-1111-2222-3333-444455556666"}});
   EXPECT_EQ(mig.exit_code, 5);
   EXPECT_THAT(mig.err, HasSubstr("MIG instance"));
+}
+
+// The usual way to hide every GPU, as in CUDA: none listed, not an error.
+TEST_F(InfoTest, CudaVisibleDevicesMinusOneHidesEveryGpu) {
+  const std::string scenario = WriteScenario({{"gpus", {Gpu("A", "volta", 100, 250, true), Gpu("B", "volta", 100,
+                                                                                                 250, true)}}});
+  ProcessResult r = Info({"--json"}, scenario, {{"CUDA_VISIBLE_DEVICES", "-1"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json info = json::parse(r.out);
+  EXPECT_TRUE(info["driver"]["available"].get<bool>());
+  EXPECT_TRUE(info["gpus"].empty());
+  ProcessResult text = Info({}, scenario, {{"CUDA_VISIBLE_DEVICES", "-1"}});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("GPUs: 0\n"));
+}
+
+// Each unreadable package is listed with its own reason (not a guess about
+// permissions), and the readable one is still read.
+TEST_F(InfoTest, UnreadableRaplPackagesGiveTheirOwnReasons) {
+  testing::RaplTree tree(tmp_.File("powercap"));
+  tree.AddPackage(0, false);
+  tree.AddPackage(1, false);
+  tree.AddPackage(2, false);
+  tmp_.Write("powercap/intel-rapl:0/energy_uj", "garbage\n");
+  std::filesystem::remove(tree.EnergyPath(2, false));
+  const std::string scenario = WriteScenario({{"gpus", json::array()}});
+  ProcessResult r = Info({"--json"}, scenario);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json info = json::parse(r.out);
+  const json& packages = info["cpus"]["packages"];
+  ASSERT_EQ(packages.size(), 3u);
+  EXPECT_EQ(packages[0]["readable"], false);
+  EXPECT_THAT(packages[0]["error"].get<std::string>(),
+              HasSubstr("intel-rapl:0/energy_uj: expected an unsigned integer"));
+  EXPECT_EQ(packages[1]["readable"], true);
+  EXPECT_EQ(packages[2]["readable"], false);
+  EXPECT_THAT(packages[2]["error"].get<std::string>(), HasSubstr("intel-rapl:2/energy_uj: no such file"));
+  EXPECT_EQ(info["privileges"]["can_read_rapl"], false);
+
+  ProcessResult text = Info({}, scenario);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("Read CPU/DRAM energy: no for 2 of 3 packages"));
+  EXPECT_THAT(text.out, Not(HasSubstr("Linux 5.10")));
+  EXPECT_THAT(text.out, Not(HasSubstr("zeusd")));
 }
 
 TEST_F(InfoTest, CudaVisibleDevicesSelectsAndOrders) {

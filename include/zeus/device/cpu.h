@@ -9,6 +9,7 @@
 #define ZEUS_DEVICE_CPU_H_
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,10 +25,19 @@ struct CpuEnergy {
   double package_mj = 0.0;
   // Absent when the package has no DRAM domain (e.g. AMD Zen, most desktops).
   std::optional<double> dram_mj;
-  // True when two reads of a counter were further apart than its safe read
-  // interval (see Cpu::max_safe_read_interval), so a second wrap between them
-  // could have been missed and the figure may be low.
+  // True when, since the previous TotalEnergy() call, two reads of a counter
+  // (this call's, or the wrap guard's in between) were further apart than its
+  // safe read interval (see Cpu::max_safe_read_interval), so a second wrap
+  // between them could have been missed and the figure may be low.
   bool wrap_uncertain = false;
+  // Counts since the Cpu was opened, over all its counters, of reads (the
+  // caller's or the wrap guard's) that came later than the safe interval, and
+  // of counter resets. Exact for any two readings, however many windows
+  // overlap: if `late_reads` differs, a wrap between them may have been
+  // missed; if `counter_resets` differs, their difference is not the energy
+  // in between (the energy across a reset is unknown).
+  std::uint64_t late_reads = 0;
+  std::uint64_t counter_resets = 0;
 };
 
 // One CPU package (socket or die).
@@ -42,7 +52,9 @@ class Cpu {
   // assumed to draw. Reads further apart may lose a whole counter range.
   virtual std::chrono::nanoseconds max_safe_read_interval() const = 0;
   // Reads the counters and returns the accumulated energy. Errors name the
-  // file that failed and how to fix it (e.g. permission since Linux 5.10).
+  // file that failed and how to fix it (e.g. permission since Linux 5.10). A
+  // counter reset (a decrease no plausible power explains) seen since the
+  // previous call is an error once; later calls count on from the new value.
   virtual Result<CpuEnergy> TotalEnergy() = 0;
 };
 

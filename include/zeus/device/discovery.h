@@ -25,7 +25,9 @@ struct GpuOptions {
   std::optional<std::string> nvml_library;
   // Which GPUs, in which order. Unset: $CUDA_VISIBLE_DEVICES; when that is
   // unset too, every GPU in NVML order. Entries are NVML indices or GPU UUIDs
-  // (a unique prefix suffices, as in CUDA). MIG UUIDs are kNotSupported.
+  // (a unique prefix suffices, as in CUDA). "-1" alone is no GPU, and a
+  // trailing -1 ends the list, as in CUDA; entries after a -1 are an error.
+  // MIG UUIDs are kNotSupported.
   std::optional<std::string> cuda_visible_devices;
   // Whether a GPU in MIG mode may be opened (for read-only listing). Measuring
   // such a GPU measures the whole device, not the caller's MIG instance.
@@ -56,10 +58,12 @@ struct CpuOptions {
 };
 
 // Opens the RAPL packages under the powercap root. No RAPL at all is an empty
-// set, not an error. A malformed zone (missing or non-numeric
-// max_energy_range_uj) is an error naming the file. A package whose counter
-// cannot be read (root-only since Linux 5.10) is still listed; its
-// TotalEnergy() returns the error naming the file and the fix.
+// set, not an error; a root that cannot be listed is. Per-package failures
+// are data: a package that cannot be opened (an unreadable name, a missing or
+// non-numeric max_energy_range_uj, also of its DRAM subzone) or whose counter
+// cannot be read (root-only since Linux 5.10, garbage content) is still
+// listed, and its TotalEnergy() returns the error naming the file and the
+// fix; the other packages are served as usual.
 Result<std::unique_ptr<CpuSet>> OpenCpus(const CpuOptions& options = {});
 
 }  // namespace zeus::device

@@ -70,9 +70,8 @@ Error NvmlError(nvmlReturn_t code, std::string_view what, NvmlOperation operatio
     if (entry.code != code) continue;
     if (entry.code == NVML_ERROR_NO_PERMISSION && operation == NvmlOperation::kSetter) {
       return Error(EC::kPermissionDenied,
-                   fmt::format("{} needs root or CAP_SYS_ADMIN (NVML NO_PERMISSION); run as root, grant "
-                               "CAP_SYS_ADMIN (e.g. docker run --cap-add SYS_ADMIN), or let the privileged zeusd "
-                               "daemon make the change",
+                   fmt::format("{} needs root or CAP_SYS_ADMIN (NVML NO_PERMISSION); run as root (sudo), or "
+                               "grant CAP_SYS_ADMIN (e.g. docker run --cap-add SYS_ADMIN)",
                                what),
                    NativeSpace::kNvml, code);
     }

@@ -16,6 +16,12 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
+// "-1", "-2", ...
+bool IsNegativeIndex(std::string_view entry) {
+  if (entry.size() < 2 || entry.front() != '-') return false;
+  return std::all_of(entry.begin() + 1, entry.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 }  // namespace
 
 Result<std::vector<unsigned int>> ResolveVisibleDevices(std::optional<std::string_view> spec,
@@ -43,6 +49,14 @@ Result<std::vector<unsigned int>> ResolveVisibleDevices(std::optional<std::strin
 
     unsigned int index = 0;
     if (entry.empty()) return bad(entry, "is empty");
+    if (IsNegativeIndex(entry)) {
+      // CUDA stops at the first invalid entry; a negative index is the
+      // usual, deliberate way to say "no (more) GPUs".
+      if (comma != all.size()) {
+        return bad(entry, "hides every entry after it (CUDA stops at it); remove those entries or the -1");
+      }
+      break;
+    }
     if (entry.starts_with("MIG-") || entry.starts_with("MIG/")) {
       return Fail(ErrorCode::kNotSupported,
                   fmt::format("CUDA_VISIBLE_DEVICES={}: \"{}\" is a MIG instance, which is not supported: NVML "

@@ -20,10 +20,14 @@ namespace zeus::device::nvml {
 // Rules: unset (nullopt) -> every device in NVML order; an empty or
 // all-blank value -> no device (as CUDA does). Entries are separated by
 // commas, surrounding blanks ignored, and each is either a decimal NVML index
-// or a GPU UUID ("GPU-..."; a unique prefix suffices, as in CUDA). Errors,
-// each naming the entry: "MIG-..." -> kNotSupported; an index out of range,
-// an unknown or ambiguous UUID, a duplicate, or anything else ->
-// kInvalidArgument.
+// or a GPU UUID ("GPU-..."; a unique prefix suffices, as in CUDA). A negative
+// index ("-1") as the last entry ends the list, as in CUDA: "-1" alone is no
+// device, "0,1,-1" is 0 and 1. Errors, each naming the entry: "MIG-..." ->
+// kNotSupported; a negative index followed by more entries (CUDA would
+// silently ignore them), an index out of range, an unknown or ambiguous UUID,
+// a duplicate, or anything else -> kInvalidArgument. (CUDA instead stops
+// silently at the first invalid entry; we refuse rather than see other GPUs
+// than CUDA would.)
 Result<std::vector<unsigned int>> ResolveVisibleDevices(std::optional<std::string_view> spec,
                                                         const std::vector<std::string>& uuids);
 

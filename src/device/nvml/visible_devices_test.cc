@@ -28,6 +28,21 @@ TEST(VisibleDevicesTest, EmptyMeansNone) {
   EXPECT_THAT(*ResolveVisibleDevices("  ", kUuids), IsEmpty());
 }
 
+// The usual way to hide every GPU, as in CUDA: no device, not an error.
+TEST(VisibleDevicesTest, MinusOneMeansNone) {
+  for (const char* spec : {"-1", " -1 ", "-2"}) {
+    auto r = ResolveVisibleDevices(spec, kUuids);
+    ASSERT_TRUE(r) << spec << ": " << r.error().message();
+    EXPECT_THAT(*r, IsEmpty()) << spec;
+  }
+}
+
+// A trailing negative index ends the list, as in CUDA.
+TEST(VisibleDevicesTest, TrailingMinusOneEndsTheList) {
+  EXPECT_THAT(*ResolveVisibleDevices("2,0,-1", kUuids), ElementsAre(2, 0));
+  EXPECT_THAT(*ResolveVisibleDevices("GPU-cccc,-1", kUuids), ElementsAre(3));
+}
+
 TEST(VisibleDevicesTest, IndicesInGivenOrder) {
   EXPECT_THAT(*ResolveVisibleDevices("2,0", kUuids), ElementsAre(2, 0));
   EXPECT_THAT(*ResolveVisibleDevices(" 3 , 1 ", kUuids), ElementsAre(3, 1));
@@ -56,7 +71,10 @@ TEST(VisibleDevicesTest, BadEntriesNameTheEntry) {
                         Case{"GPU-bbbb", "\"GPU-bbbb\" matches more than one GPU"},
                         Case{"GPU-ffff", "\"GPU-ffff\" matches no GPU"},
                         Case{"zero", "\"zero\" is neither an index nor a UUID"},
-                        Case{"-1", "\"-1\" is neither an index nor a UUID"},
+                        Case{"-1,0", "\"-1\" hides every entry after it"},
+                        Case{"0,1,-1,2", "\"-1\" hides every entry after it"},
+                        Case{"-", "\"-\" is neither an index nor a UUID"},
+                        Case{"-x", "\"-x\" is neither an index nor a UUID"},
                         Case{"0,,1", "\"\" is empty"}}) {
     auto r = ResolveVisibleDevices(c.spec, kUuids);
     ASSERT_FALSE(r) << c.spec;

@@ -27,18 +27,24 @@ Result<CpuEnergy> RaplCpu::TotalEnergy() {
   if (!package) return Fail(package.error());
   energy.package_mj = static_cast<double>(package->energy_uj) / 1000.0;
   energy.wrap_uncertain = package->wrap_uncertain;
+  energy.late_reads = package->late_reads;
+  energy.counter_resets = package->resets;
   if (dram_) {
     auto dram = dram_->Read();
     if (!dram) return Fail(dram.error());
     energy.dram_mj = static_cast<double>(dram->energy_uj) / 1000.0;
     energy.wrap_uncertain = energy.wrap_uncertain || dram->wrap_uncertain;
+    energy.late_reads += dram->late_reads;
+    energy.counter_resets += dram->resets;
   }
   return energy;
 }
 
 void RaplCpu::Poll() {
-  (void)package_->Read();
-  if (dram_) (void)dram_->Read();
+  // A failure is kept by nobody here: the caller's next Read() fails the
+  // same way, or reports what the counter kept (a reset, a late read).
+  (void)package_->Poll();
+  if (dram_) (void)dram_->Poll();
 }
 
 RaplCpuSet::RaplCpuSet(std::vector<std::unique_ptr<Cpu>> cpus, std::vector<RaplCpu*> rapl_cpus, bool wrap_guard)
@@ -58,12 +64,24 @@ RaplCpuSet::~RaplCpuSet() {
   }
 }
 
+std::uint64_t RaplCpuSet::guard_passes() {
+  std::lock_guard lock(mu_);
+  return guard_passes_;
+}
+
+bool RaplCpuSet::WaitForGuardPasses(std::uint64_t passes, std::chrono::nanoseconds timeout) {
+  std::unique_lock lock(mu_);
+  return cv_.wait_for(lock, timeout, [&] { return guard_passes_ >= passes; });
+}
+
 void RaplCpuSet::GuardLoop(std::stop_token stop) {
   std::unique_lock lock(mu_);
   while (!stop.stop_requested()) {
     lock.unlock();
     for (RaplCpu* cpu : rapl_cpus_) cpu->Poll();
     lock.lock();
+    ++guard_passes_;
+    cv_.notify_all();
     cv_.wait_for(lock, stop, guard_period_, [] { return false; });
   }
 }
@@ -114,13 +132,20 @@ Result<std::unique_ptr<CpuSet>> OpenRaplCpus(const std::string& root, const CpuO
   std::vector<RaplCpu*> rapl_cpus;
   for (const auto& [index, zone] : zones) {
     auto name = ReadSysfsFile((zone / "name").string());
-    if (!name) return Fail(name.error());
+    if (!name) {
+      cpus.push_back(std::make_unique<UnopenedCpu>(zone.filename().string(), name.error()));
+      continue;
+    }
     // Only package zones are CPUs (psys and others are platform-wide).
     if (!name->starts_with("package")) continue;
     auto package = OpenCounter(zone, options.assumed_max_zone_power_w, clock);
-    if (!package) return Fail(package.error());
+    if (!package) {
+      cpus.push_back(std::make_unique<UnopenedCpu>(*name, package.error()));
+      continue;
+    }
 
     std::unique_ptr<RaplCounter> dram;
+    std::optional<Error> dram_error;
     std::vector<fs::path> subzones;
     for (fs::directory_iterator it(zone, ec), end; !ec && it != end; it.increment(ec)) {
       if (it->path().filename().string().starts_with(zone.filename().string() + ":")) subzones.push_back(it->path());
@@ -130,9 +155,16 @@ Result<std::unique_ptr<CpuSet>> OpenRaplCpus(const std::string& root, const CpuO
       auto sub_name = ReadSysfsFile((sub / "name").string());
       if (!sub_name || *sub_name != "dram") continue;
       auto counter = OpenCounter(sub, options.assumed_max_zone_power_w, clock);
-      if (!counter) return Fail(counter.error());
-      dram = std::move(*counter);
+      if (!counter) {
+        dram_error = counter.error();
+      } else {
+        dram = std::move(*counter);
+      }
       break;
+    }
+    if (dram_error) {
+      cpus.push_back(std::make_unique<UnopenedCpu>(*name, *dram_error));
+      continue;
     }
     auto cpu = std::make_unique<RaplCpu>(*name, std::move(*package), std::move(dram));
     // Take the origin now, so energy counts from opening. A permission failure

@@ -28,14 +28,31 @@ class RaplCpu final : public Cpu {
   std::chrono::nanoseconds max_safe_read_interval() const override;
   Result<CpuEnergy> TotalEnergy() override;
 
-  // Reads every counter once, for the wrap guard. Errors are ignored here;
-  // they surface on the next TotalEnergy().
+  // Reads every counter once, for the wrap guard (RaplCounter::Poll). What
+  // it sees (a late read, a reset, a failure) surfaces on the next
+  // TotalEnergy().
   void Poll();
 
  private:
   std::string name_;
   std::unique_ptr<RaplCounter> package_;
   std::unique_ptr<RaplCounter> dram_;  // null without a DRAM subzone
+};
+
+// A package zone that could not be opened (its name or max_energy_range_uj
+// is unreadable or malformed): listed so that the other packages are still
+// served and the problem is reported as data; TotalEnergy() returns why.
+class UnopenedCpu final : public Cpu {
+ public:
+  UnopenedCpu(std::string name, Error error) : name_(std::move(name)), error_(std::move(error)) {}
+  const std::string& name() const override { return name_; }
+  bool has_dram() const override { return false; }
+  std::chrono::nanoseconds max_safe_read_interval() const override { return std::chrono::nanoseconds::max(); }
+  Result<CpuEnergy> TotalEnergy() override { return Fail(error_); }
+
+ private:
+  std::string name_;
+  Error error_;
 };
 
 // Owns the packages and, when enabled, the wrap-guard thread that reads each
@@ -47,6 +64,11 @@ class RaplCpuSet final : public CpuSet {
 
   // The guard's period (zero when there is no guard).
   std::chrono::nanoseconds guard_period() const { return guard_period_; }
+  // For tests: how many passes over every counter the guard has finished.
+  std::uint64_t guard_passes();
+  // For tests: waits until the guard has finished `passes` passes, or
+  // `timeout` of real time has passed; returns whether it had.
+  bool WaitForGuardPasses(std::uint64_t passes, std::chrono::nanoseconds timeout);
 
  private:
   void GuardLoop(std::stop_token stop);
@@ -55,11 +77,14 @@ class RaplCpuSet final : public CpuSet {
   std::chrono::nanoseconds guard_period_{0};
   std::mutex mu_;
   std::condition_variable_any cv_;
+  std::uint64_t guard_passes_ = 0;  // guarded by mu_
   std::jthread guard_;
 };
 
 // Scans `root` (e.g. /sys/class/powercap) for top-level intel-rapl:<N> zones,
-// sorted by N, each with its "dram" subzone when present.
+// sorted by N, each with its "dram" subzone when present. A zone that cannot
+// be opened is listed as an UnopenedCpu (named "intel-rapl:<N>" when its name
+// cannot be read); only a root that cannot be listed is an error.
 Result<std::unique_ptr<CpuSet>> OpenRaplCpus(const std::string& root, const CpuOptions& options,
                                              const Clock& clock);
 

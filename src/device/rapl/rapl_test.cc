@@ -4,9 +4,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <functional>
-#include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -22,6 +22,7 @@ namespace zeus::device::rapl {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using zeus::testing::FakeClock;
 using zeus::testing::RaplTree;
 using zeus::testing::TempDir;
@@ -173,7 +174,6 @@ TEST_F(RaplCpuTest, GuardThreadReadsAtHalfTheSafeInterval) {
   tree_.AddPackage(0, false, range);
   CpuOptions options = Options();
   options.wrap_guard = true;
-  options.clock = nullptr;  // the guard uses real time
   auto cpus = OpenCpus(options);
   ASSERT_TRUE(cpus);
   auto* set = dynamic_cast<RaplCpuSet*>(cpus->get());
@@ -181,27 +181,227 @@ TEST_F(RaplCpuTest, GuardThreadReadsAtHalfTheSafeInterval) {
   EXPECT_EQ(set->guard_period(), std::chrono::milliseconds(5));
 
   // Walk the counter through two full wraps without the caller reading. Each
-  // step waits until the guard has seen it, so none is missed.
+  // step waits until a whole guard pass began after it (two passes end), so
+  // none is missed however slow the machine; the fake clock moves 3 ms per
+  // step, well inside the safe interval, so no read is late.
   std::uint64_t expected_uj = 0;
   std::uint64_t raw = 0;
   for (int step = 0; step < 8; ++step) {
     raw = (raw + range / 4) % range;
     expected_uj += range / 4;
+    const std::uint64_t passes = set->guard_passes();
     tree_.SetEnergy(0, false, raw);
-    std::this_thread::sleep_for(set->guard_period() * 4);
+    clock_.Advance(std::chrono::milliseconds(3));
+    ASSERT_TRUE(set->WaitForGuardPasses(passes + 2, std::chrono::seconds(60))) << "the guard thread stalled";
   }
   auto energy = (*cpus)->cpu(0).TotalEnergy();
-  ASSERT_TRUE(energy);
-  EXPECT_DOUBLE_EQ(energy->package_mj, static_cast<double>(expected_uj) / 1000.0);
+  ASSERT_TRUE(energy) << energy.error().message();
+  // 8 steps of 2.5 J.
+  EXPECT_DOUBLE_EQ(energy->package_mj, 20'000.0);
+  EXPECT_EQ(expected_uj, 20'000'000u);
+  EXPECT_FALSE(energy->wrap_uncertain);
 }
 
-TEST_F(RaplCpuTest, MissingRangeFileIsAnErrorNamingIt) {
+// The guard's own late read must reach the caller: the window that spans it
+// is uncertain, although the caller's read came soon after the guard's.
+TEST_F(RaplCpuTest, LateGuardReadIsReportedByTheNextCallerRead) {
+  tree_.AddPackage(0, false);  // 262 kJ: safe interval 262 s
+  auto cpus = OpenCpus(Options());
+  ASSERT_TRUE(cpus);
+  auto& cpu = dynamic_cast<RaplCpu&>((*cpus)->cpu(0));
+  ASSERT_TRUE(cpu.TotalEnergy());
+
+  clock_.Advance(std::chrono::seconds(300));
+  tree_.SetEnergy(0, false, 7000);
+  cpu.Poll();  // the guard, late
+  clock_.Advance(std::chrono::seconds(1));
+  tree_.SetEnergy(0, false, 9000);
+  auto spanning = cpu.TotalEnergy();
+  ASSERT_TRUE(spanning) << spanning.error().message();
+  EXPECT_DOUBLE_EQ(spanning->package_mj, 9.0);
+  EXPECT_TRUE(spanning->wrap_uncertain);
+  EXPECT_EQ(spanning->late_reads, 1u);
+
+  // Reported once: the next window does not span it.
+  clock_.Advance(std::chrono::seconds(1));
+  auto next = cpu.TotalEnergy();
+  ASSERT_TRUE(next);
+  EXPECT_FALSE(next->wrap_uncertain);
+}
+
+// The same through the guard thread itself, driven by the fake clock.
+TEST_F(RaplCpuTest, LateReadOfTheGuardThreadIsNotLost) {
+  const std::uint64_t range = 10'000'000;  // safe interval 10 ms, guard period 5 ms
+  tree_.AddPackage(0, false, range);
+  CpuOptions options = Options();
+  options.wrap_guard = true;
+  auto cpus = OpenCpus(options);
+  ASSERT_TRUE(cpus);
+  auto* set = dynamic_cast<RaplCpuSet*>(cpus->get());
+  ASSERT_NE(set, nullptr);
+  Cpu& cpu = (*cpus)->cpu(0);
+  ASSERT_TRUE(cpu.TotalEnergy());
+
+  const std::uint64_t passes = set->guard_passes();
+  clock_.Advance(std::chrono::seconds(1));  // the next guard read is late
+  ASSERT_TRUE(set->WaitForGuardPasses(passes + 2, std::chrono::seconds(60))) << "the guard thread stalled";
+  auto spanning = cpu.TotalEnergy();
+  ASSERT_TRUE(spanning);
+  EXPECT_TRUE(spanning->wrap_uncertain);
+}
+
+TEST(IsCounterResetTest, TheRuleAtItsBoundary) {
+  // A 100 J range at 1000 W: safe interval 100 ms. 60 J -> 10 J as a wrap is
+  // 40 + 10 = 50 J; at 1000 W that takes 50 ms, of which 10 ms is the update
+  // slack: 40 ms since the previous read is the last plausible gap.
+  const std::uint64_t range = 100'000'000;
+  const auto interval = std::chrono::milliseconds(100);
+  EXPECT_TRUE(IsCounterReset(60'000'000, 10'000'000, std::chrono::milliseconds(39), range, interval));
+  EXPECT_FALSE(IsCounterReset(60'000'000, 10'000'000, std::chrono::milliseconds(40), range, interval));
+  EXPECT_FALSE(IsCounterReset(60'000'000, 10'000'000, std::chrono::seconds(5), range, interval));
+  // The case: 1 000 000 -> 500 µJ in 0.3 s on a 262 kJ counter
+  // would be 262 142 J in 0.3 s, about 874 kW.
+  EXPECT_TRUE(IsCounterReset(1'000'000, 500, std::chrono::milliseconds(300), 262143328850ULL,
+                             std::chrono::nanoseconds(262143328850LL)));
+  // A real wrap: 0.2 J in 1 ms on a 1 J counter at 1000 W (interval 1 ms).
+  EXPECT_FALSE(IsCounterReset(900'000, 100'000, std::chrono::milliseconds(1), 1'000'000,
+                              std::chrono::milliseconds(1)));
+}
+
+TEST_F(RaplCpuTest, ImplausibleDecreaseIsAResetNotEnergy) {
+  tree_.AddPackage(0, false);  // 262 kJ at 1000 W
+  tree_.SetEnergy(0, false, 1'000'000);
+  auto cpus = OpenCpus(Options());
+  ASSERT_TRUE(cpus);
+  Cpu& cpu = (*cpus)->cpu(0);
+
+  clock_.Advance(std::chrono::milliseconds(300));
+  tree_.SetEnergy(0, false, 500);
+  auto reset = cpu.TotalEnergy();
+  ASSERT_FALSE(reset) << "read as " << reset->package_mj << " mJ";
+  EXPECT_EQ(reset.error().code(), ErrorCode::kIoError);
+  EXPECT_THAT(reset.error().message(), HasSubstr(tree_.EnergyPath(0, false)));
+  EXPECT_THAT(reset.error().message(), HasSubstr("reset"));
+
+  // Later reads count on from the value after the reset: 500 -> 2500 µJ.
+  clock_.Advance(std::chrono::seconds(1));
+  tree_.SetEnergy(0, false, 2'500);
+  auto after = cpu.TotalEnergy();
+  ASSERT_TRUE(after) << after.error().message();
+  EXPECT_DOUBLE_EQ(after->package_mj, 2.0);
+  EXPECT_FALSE(after->wrap_uncertain);
+  EXPECT_EQ(after->counter_resets, 1u);
+  EXPECT_EQ(after->late_reads, 0u);
+}
+
+TEST_F(RaplCpuTest, ResetSeenByTheGuardFailsTheNextCallerReadOnce) {
+  tree_.AddPackage(0, true);
+  tree_.SetEnergy(0, true, 5'000'000);
+  auto cpus = OpenCpus(Options());
+  ASSERT_TRUE(cpus);
+  auto& cpu = dynamic_cast<RaplCpu&>((*cpus)->cpu(0));
+  ASSERT_TRUE(cpu.TotalEnergy());
+
+  clock_.Advance(std::chrono::milliseconds(100));
+  tree_.SetEnergy(0, true, 1'000);  // DRAM reset
+  cpu.Poll();
+  clock_.Advance(std::chrono::milliseconds(100));
+  tree_.SetEnergy(0, true, 3'000);
+  auto spanning = cpu.TotalEnergy();
+  ASSERT_FALSE(spanning);
+  EXPECT_THAT(spanning.error().message(), HasSubstr(tree_.EnergyPath(0, true)));
+
+  auto next = cpu.TotalEnergy();
+  ASSERT_TRUE(next) << next.error().message();
+  EXPECT_DOUBLE_EQ(*next->dram_mj, 2.0);  // 1000 -> 3000 µJ
+}
+
+TEST_F(RaplCpuTest, MissingRangeFileIsListedWithAnErrorNamingIt) {
   tree_.AddPackage(0, false);
   std::filesystem::remove(tmp_.File("intel-rapl:0/max_energy_range_uj"));
   auto cpus = OpenCpus(Options());
-  ASSERT_FALSE(cpus);
-  EXPECT_EQ(cpus.error().code(), ErrorCode::kNotFound);
-  EXPECT_THAT(cpus.error().message(), HasSubstr("intel-rapl:0/max_energy_range_uj"));
+  ASSERT_TRUE(cpus) << cpus.error().message();
+  ASSERT_EQ((*cpus)->size(), 1u);
+  EXPECT_EQ((*cpus)->cpu(0).name(), "package-0");
+  auto energy = (*cpus)->cpu(0).TotalEnergy();
+  ASSERT_FALSE(energy);
+  EXPECT_EQ(energy.error().code(), ErrorCode::kNotFound);
+  EXPECT_THAT(energy.error().message(), HasSubstr("intel-rapl:0/max_energy_range_uj"));
+}
+
+// One bad package of each kind beside a good one: the good one is served,
+// each bad one is listed with its own reason.
+TEST_F(RaplCpuTest, BadPackagesDoNotStopTheOthers) {
+  for (unsigned int p = 0; p < 6; ++p) tree_.AddPackage(p, /*dram=*/p == 5);
+  tmp_.Write("intel-rapl:0/max_energy_range_uj", "lots\n");
+  std::filesystem::remove(tree_.EnergyPath(2, false));
+  std::filesystem::create_directory(tree_.EnergyPath(2, false));  // a directory in place of the file
+  std::filesystem::remove(tree_.EnergyPath(3, false));
+  std::filesystem::remove(tmp_.File("intel-rapl:4/name"));
+  std::filesystem::create_directory(tmp_.File("intel-rapl:4/name"));
+  tmp_.Write("intel-rapl:5/intel-rapl:5:1/max_energy_range_uj", "\n");
+  auto cpus = OpenCpus(Options());
+  ASSERT_TRUE(cpus) << cpus.error().message();
+  ASSERT_EQ((*cpus)->size(), 6u);
+  tree_.SetEnergy(1, false, 4000);
+  clock_.Advance(std::chrono::seconds(1));
+
+  auto good = (*cpus)->cpu(1).TotalEnergy();
+  ASSERT_TRUE(good) << good.error().message();
+  EXPECT_DOUBLE_EQ(good->package_mj, 4.0);
+
+  struct Bad {
+    std::size_t index;
+    std::string name;
+    std::string message;
+  };
+  for (const Bad& bad : {Bad{0, "package-0", "intel-rapl:0/max_energy_range_uj: expected an unsigned integer"},
+                         Bad{2, "package-2", "intel-rapl:2/energy_uj: cannot be read: Is a directory"},
+                         Bad{3, "package-3", "intel-rapl:3/energy_uj: no such file"},
+                         Bad{4, "intel-rapl:4", "intel-rapl:4/name"},
+                         Bad{5, "package-5", "intel-rapl:5:1/max_energy_range_uj: expected an unsigned integer"}}) {
+    SCOPED_TRACE(bad.name);
+    EXPECT_EQ((*cpus)->cpu(bad.index).name(), bad.name);
+    auto energy = (*cpus)->cpu(bad.index).TotalEnergy();
+    ASSERT_FALSE(energy);
+    EXPECT_THAT(energy.error().message(), HasSubstr(bad.message));
+    EXPECT_THAT(energy.error().message(), Not(HasSubstr("Linux 5.10")));
+  }
+}
+
+TEST(UnreadableCounterErrorTest, GivesTheReasonForEachCause) {
+  const std::string path = "/sys/class/powercap/intel-rapl:0/energy_uj";
+  const Error denied = ErrorFromErrno(EACCES, path);
+
+  const Error user = UnreadableCounterError(denied, path, /*is_root=*/false);
+  EXPECT_EQ(user.code(), ErrorCode::kPermissionDenied);
+  EXPECT_THAT(user.message(), ::testing::StartsWith(path + ": permission denied"));
+  EXPECT_THAT(user.message(), HasSubstr("readable by root only"));
+  EXPECT_THAT(user.message(), HasSubstr("Linux 5.10"));
+  EXPECT_THAT(user.message(), HasSubstr("sudo chmod a+r"));
+
+  const Error root = UnreadableCounterError(denied, path, /*is_root=*/true);
+  EXPECT_EQ(root.code(), ErrorCode::kPermissionDenied);
+  EXPECT_THAT(root.message(), HasSubstr("although running as root"));
+  EXPECT_THAT(root.message(), HasSubstr("container"));
+  EXPECT_THAT(root.message(), Not(HasSubstr("readable by root only")));
+  EXPECT_THAT(root.message(), Not(HasSubstr("run as root")));
+
+  const Error eperm = UnreadableCounterError(ErrorFromErrno(EPERM, path), path, /*is_root=*/false);
+  EXPECT_THAT(eperm.message(), HasSubstr("readable by root only"));
+
+  for (bool is_root : {false, true}) {
+    const Error missing = UnreadableCounterError(ErrorFromErrno(ENOENT, path), path, is_root);
+    EXPECT_EQ(missing.code(), ErrorCode::kNotFound);
+    EXPECT_THAT(missing.message(), HasSubstr(path + ": no such file"));
+    EXPECT_THAT(missing.message(), Not(HasSubstr("permission")));
+  }
+
+  const Error directory = UnreadableCounterError(ErrorFromErrno(EISDIR, path), path, true);
+  EXPECT_EQ(directory.message(), path + ": cannot be read: Is a directory");
+
+  const Error garbage(ErrorCode::kIoError, path + ": expected an unsigned integer, found \"x\"");
+  EXPECT_EQ(UnreadableCounterError(garbage, path, true).message(), garbage.message());
 }
 
 TEST_F(RaplCpuTest, GarbageCounterIsAnErrorNamingTheFile) {
