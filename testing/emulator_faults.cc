@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "testing/wait.h"
+
 namespace zeus::testing {
 
 EmulatorFaults::EmulatorFaults(const std::string& library_path) {

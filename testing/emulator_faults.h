@@ -36,13 +36,6 @@ class EmulatorFaults {
   int (*release_)() = nullptr;
 };
 
-// Polls `ready` every millisecond until it returns true or `deadline`
-// passes; returns its last value. For readiness waits in tests.
-template <class Predicate>
-bool WaitUntil(Predicate ready, std::chrono::seconds deadline = std::chrono::seconds(60));
-
 }  // namespace zeus::testing
-
-#include "testing/emulator_faults_inl.h"
 
 #endif  // ZEUS_TESTING_EMULATOR_FAULTS_H_

@@ -15,6 +15,7 @@
 #include "testing/emulator_clock.h"
 #include "testing/emulator_faults.h"
 #include "testing/temp_dir.h"
+#include "testing/wait.h"
 #include "zeus/device/discovery.h"
 #include "zeus/monitor/monitor.h"
 #include "zeus/monitor/power_monitor.h"
