@@ -115,8 +115,16 @@ TEST_F(MonitorAccuracyTest, PowerLimitChangeMidWindowIsFollowed) {
   Run(milliseconds(1000));
   auto m = monitor_->EndWindow("limit");
   ASSERT_TRUE(m);
-  EXPECT_NEAR(m->gpus[0].energy_j, 400.0, 400.0 * 0.005);
-  EXPECT_NEAR(m->gpus[1].energy_j, 350.0, 350.0 * 0.01);
+  // The new limit settles over the default 100 ms, in ten 10 ms steps at the
+  // straight ramp's mid-step values. The Volta's cap goes 300 -> 150 W
+  // (292.5, 277.5, ..., 157.5 W) and it draws min(250 W, cap):
+  // 250 J + 10 ms x (3 x 250 + 247.5 + 232.5 + 217.5 + 202.5 + 187.5 + 172.5
+  // + 157.5) W = 21.675 J + 150 W x 0.9 s = 406.675 J. The Pascal's cap goes
+  // 250 -> 150 W (245, 235, ..., 155 W) and it draws min(200 W, cap):
+  // 200 J + 10 ms x (5 x 200 + 195 + 185 + 175 + 165 + 155) W = 18.75 J + 135 J
+  // = 353.75 J.
+  EXPECT_NEAR(m->gpus[0].energy_j, 406.675, 406.675 * 0.005);
+  EXPECT_NEAR(m->gpus[1].energy_j, 353.75, 353.75 * 0.01);
 }
 
 // The Volta's counter advances every 100 ms, as on hardware, so a 5 ms window
