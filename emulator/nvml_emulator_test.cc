@@ -3,8 +3,8 @@
 // Tests of libzeus-nvml-emulator.so through its C API only, as an NVML user
 // sees it. Each test writes its scenario into a fresh temp directory, with its
 // own state file, and uses the manual clock so that energy and power values
-// are exact and no test sleeps (except the wall-clock tests: one sleeps 5 ms,
-// one checks that readings never go back).
+// are exact and no test depends on a sleep (the wall-clock tests wait for
+// emulated time to pass, or check that readings never go back).
 
 #include <dlfcn.h>
 #include <gmock/gmock.h>
@@ -788,13 +788,32 @@ TEST_F(NvmlEmulatorTest, WorkloadCurveFollowsTheLimit) {
 TEST_F(NvmlEmulatorTest, WallClockRunsScaled) {
   UseScenario(R"({"state_file": "@STATE@", "time_scale": 1000, "gpus": [)" + Gpu(R"("power_w": 100)") + "]}");
   Init();
+  using std::chrono::steady_clock;  // CLOCK_MONOTONIC, as the emulator's wall clock
+  const auto wall_start = steady_clock::now();
   unsigned long long before = 0;
   ASSERT_EQ(zeusEmulatorNowNs(&before), ZEUS_EMULATOR_OK);
-  std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  unsigned long long after = 0;
-  ASSERT_EQ(zeusEmulatorNowNs(&after), ZEUS_EMULATOR_OK);
-  EXPECT_GE(after - before, 5 * kS);  // 5 ms of wall time = 5 s emulated
-  EXPECT_GE(EnergyMj(Handle(0)), 500'000u);
+  const auto wall_after_before = steady_clock::now();
+  // Wait until 5 emulated seconds have passed (5 ms of wall time), however
+  // slowly this thread runs; the deadline only stops a clock that stands still.
+  unsigned long long after = before;
+  auto wall_before_after = steady_clock::now();
+  const auto deadline = wall_start + std::chrono::seconds(60);
+  while (after - before < 5 * kS && steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    wall_before_after = steady_clock::now();
+    ASSERT_EQ(zeusEmulatorNowNs(&after), ZEUS_EMULATOR_OK);
+  }
+  const auto wall_end = steady_clock::now();
+  ASSERT_GE(after - before, 5 * kS) << "the wall clock did not advance emulated time";
+  // Scaled by 1000: the emulated span lies between 1000 x the wall time
+  // between the two readings and 1000 x the wall time around them (1 ms of
+  // emulated slack for rounding).
+  auto emulated = [](steady_clock::duration wall) {
+    return 1000ull * static_cast<unsigned long long>(std::chrono::nanoseconds(wall).count());
+  };
+  EXPECT_GE(after - before + kMs, emulated(wall_before_after - wall_after_before));
+  EXPECT_LE(after - before, emulated(wall_end - wall_start) + kMs);
+  EXPECT_GE(EnergyMj(Handle(0)), 500'000u);  // 100 W x at least 5 s
   EXPECT_EQ(zeusEmulatorAdvanceTimeNs(1), ZEUS_EMULATOR_ERROR_WRONG_MODE);
 }
 
