@@ -35,6 +35,17 @@ const char* zeusEmulatorLastError(void);
  * included. 0 when not initialised or the name is unknown. */
 unsigned long long zeusEmulatorCallCount(const char* function, int gpu);
 
+/* Unblocks every call this process has blocked in a "hang" fault, and makes
+ * hang rules stop blocking until the scenario is loaded again (the next
+ * nvmlInit_v2 after the last nvmlShutdown; that shutdown releases hangs too).
+ * ZEUS_EMULATOR_ERROR_UNINITIALIZED when not initialised. */
+int zeusEmulatorReleaseHungCalls(void);
+
+/* How many of this process's calls are blocked in a "hang" fault now; 0 when
+ * not initialised. A test waits for this to reach 1 (a readiness signal)
+ * before checking what the rest of the program does meanwhile. */
+unsigned long long zeusEmulatorHungCalls(void);
+
 /* Moves the emulated clock forward by `ns` nanoseconds, for every process that
  * shares the state file. Only with "clock": "manual". Returns
  * ZEUS_EMULATOR_ERROR_UNINITIALIZED, ZEUS_EMULATOR_ERROR_WRONG_MODE (wall

@@ -2,6 +2,8 @@
 
 #include "faults.h"
 
+#include <chrono>
+#include <thread>
 #include <utility>
 
 namespace zeus::emulator {
@@ -39,7 +41,7 @@ std::size_t FaultInjector::Slot(ApiFunction function, int gpu) const {
          static_cast<std::size_t>(column);
 }
 
-nvmlReturn_t FaultInjector::OnCall(ApiFunction function, int gpu) {
+FaultAction FaultInjector::Decide(ApiFunction function, int gpu) {
   counts_[Slot(function, gpu)].fetch_add(1, std::memory_order_relaxed);
   for (const std::unique_ptr<Rule>& rule : rules_) {
     const FaultSpec& spec = rule->spec;
@@ -53,10 +55,32 @@ nvmlReturn_t FaultInjector::OnCall(ApiFunction function, int gpu) {
     if (n < spec.after_calls) continue;
     if (spec.probability >= 1.0 || Uniform(spec.seed, n) < spec.probability) {
       if (spec.max_failures && rule->failed.fetch_add(1, std::memory_order_relaxed) >= *spec.max_failures) continue;
-      return spec.return_code;
+      return FaultAction{spec.return_code, spec.latency_ns, spec.hang};
     }
   }
-  return NVML_SUCCESS;
+  return FaultAction{};
+}
+
+nvmlReturn_t FaultInjector::Perform(const FaultAction& action) {
+  if (action.latency_ns > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(action.latency_ns));
+  if (action.hang) {
+    std::unique_lock lock(hang_mu_);
+    ++hung_calls_;
+    hang_cv_.wait(lock, [this] { return hangs_released_; });
+    --hung_calls_;
+  }
+  return action.code;
+}
+
+void FaultInjector::ReleaseHungCalls() {
+  std::lock_guard lock(hang_mu_);
+  hangs_released_ = true;
+  hang_cv_.notify_all();
+}
+
+std::uint64_t FaultInjector::HungCalls() const {
+  std::lock_guard lock(hang_mu_);
+  return hung_calls_;
 }
 
 std::uint64_t FaultInjector::CallCount(std::optional<ApiFunction> function, int gpu) const {

@@ -21,6 +21,11 @@
 //     and the call's position, not on timing or threads.
 //   * A rule with max_failures stops firing once it has failed that many
 //     calls (e.g. after_calls 3, max_failures 1: only the 4th call fails).
+//     Latency and hang rules count their firings the same way.
+//   * A firing rule's action (FaultAction) is carried out by Perform: wait
+//     the latency, block while it hangs, then fail or let the call proceed.
+//     Hung calls block until ReleaseHungCalls; from then on hang rules no
+//     longer block (a released hang stays released).
 //
 // Thread-safety: OnCall and CallCount may be called concurrently.
 
@@ -28,7 +33,9 @@
 #define ZEUS_EMULATOR_FAULTS_H_
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -43,6 +50,14 @@ namespace zeus::emulator {
 inline constexpr int kNoDevice = -1;       // the function takes no device
 inline constexpr int kUnknownDevice = -2;  // a bad handle or index
 
+// What a call must suffer: wait `latency_ns` (wall time), block if `hang`,
+// then return `code` (NVML_SUCCESS: do the call's work).
+struct FaultAction {
+  nvmlReturn_t code = NVML_SUCCESS;
+  std::int64_t latency_ns = 0;
+  bool hang = false;
+};
+
 class FaultInjector {
  public:
   // `gpu_count` is the number of GPUs calls may address (0..gpu_count-1).
@@ -53,7 +68,22 @@ class FaultInjector {
 
   // Counts a call to `function` addressing `gpu` (an index, kNoDevice or
   // kUnknownDevice) and returns the code it must fail with, or NVML_SUCCESS.
-  nvmlReturn_t OnCall(ApiFunction function, int gpu);
+  // Only the code: latency and hangs are ignored (for callers that do not
+  // perform actions, and for tests of rule selection).
+  nvmlReturn_t OnCall(ApiFunction function, int gpu) { return Decide(function, gpu).code; }
+
+  // Counts the call and returns the action of the first firing rule (the
+  // default action if none fires).
+  FaultAction Decide(ApiFunction function, int gpu);
+
+  // Carries out `action`'s latency and hang on the calling thread and returns
+  // its code.
+  nvmlReturn_t Perform(const FaultAction& action);
+
+  // Unblocks every hung call, and makes later hangs return at once.
+  void ReleaseHungCalls();
+  // How many calls are blocked in a hang now.
+  std::uint64_t HungCalls() const;
 
   // Calls counted so far to `function` (nullopt: all functions) on `gpu`;
   // gpu -1 sums all calls, including those that addressed no valid GPU.
@@ -75,6 +105,11 @@ class FaultInjector {
   int gpu_count_;
   // [function][gpu 0..gpu_count-1, then one slot for calls without a GPU].
   std::unique_ptr<std::atomic<std::uint64_t>[]> counts_;
+
+  mutable std::mutex hang_mu_;
+  std::condition_variable hang_cv_;
+  bool hangs_released_ = false;  // guarded by hang_mu_
+  std::uint64_t hung_calls_ = 0;  // guarded by hang_mu_
 };
 
 }  // namespace zeus::emulator

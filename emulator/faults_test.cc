@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,6 +27,36 @@ FaultSpec Rule(std::optional<ApiFunction> function, std::optional<int> gpu, nvml
   spec.gpu = gpu;
   spec.return_code = code;
   return spec;
+}
+
+// A latency rule that fires stops the search (first firing rule wins), and a
+// hang rule's action blocks in Perform until released; later hangs return.
+TEST(EmulatorFaultInjectorTest, LatencyAndHangActions) {
+  FaultSpec slow = Rule(kGetPower, 0, NVML_SUCCESS);
+  slow.latency_ns = 2'000'000;
+  slow.max_failures = 1;
+  FaultSpec hang = Rule(kGetPower, std::nullopt, NVML_ERROR_TIMEOUT);
+  hang.hang = true;
+  FaultInjector faults({slow, hang}, 2);
+  const FaultAction first = faults.Decide(kGetPower, 0);
+  EXPECT_EQ(first.latency_ns, 2'000'000);
+  EXPECT_FALSE(first.hang);
+  EXPECT_EQ(faults.Perform(first), NVML_SUCCESS);  // slow, then the call works
+  const FaultAction second = faults.Decide(kGetPower, 0);  // the latency rule is used up
+  EXPECT_TRUE(second.hang);
+  EXPECT_EQ(second.code, NVML_ERROR_TIMEOUT);
+  std::atomic<nvmlReturn_t> result{NVML_SUCCESS};
+  std::thread caller([&] { result = faults.Perform(second); });
+  // Readiness: the call is blocked (the deadline only stops a broken test).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (faults.HungCalls() < 1 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  EXPECT_EQ(faults.HungCalls(), 1u);
+  faults.ReleaseHungCalls();
+  caller.join();
+  EXPECT_EQ(result, NVML_ERROR_TIMEOUT);
+  EXPECT_EQ(faults.HungCalls(), 0u);
+  EXPECT_EQ(faults.Perform(faults.Decide(kGetPower, 1)), NVML_ERROR_TIMEOUT);  // released for good
+  EXPECT_EQ(faults.CallCount(kGetPower, -1), 3u);
 }
 
 TEST(EmulatorFaultInjectorTest, NoRulesNeverFailsAndCounts) {

@@ -138,7 +138,10 @@ nvmlReturn_t Dispatch(ApiFunction function, Resolve&& resolve, Body&& body) noex
     Emulator* emulator = globals.emulator.get();
     if (emulator == nullptr) return NVML_ERROR_UNINITIALIZED;
     const int gpu = resolve(*emulator);
-    if (const nvmlReturn_t fault = emulator->faults().OnCall(function, gpu); fault != NVML_SUCCESS) return fault;
+    // Latency and hangs block here, with the lock held shared: other calls
+    // proceed, and the last nvmlShutdown releases hangs before it waits.
+    const FaultAction action = emulator->faults().Decide(function, gpu);
+    if (const nvmlReturn_t fault = emulator->faults().Perform(action); fault != NVML_SUCCESS) return fault;
     return body(*emulator, gpu);
   } catch (...) {
     return NVML_ERROR_UNKNOWN;
@@ -243,6 +246,7 @@ nvmlReturn_t SetClockLock(ApiFunction function, nvmlDevice_t device, bool graphi
 using zeus::emulator::ApiFunction;
 using zeus::emulator::ClockLock;
 using zeus::emulator::Emulator;
+using zeus::emulator::FaultAction;
 using zeus::emulator::GpuSpec;
 using zeus::emulator::GpuState;
 using zeus::emulator::ReadGpuState;
@@ -280,6 +284,12 @@ nvmlReturn_t nvmlInit_v2(void) {
 nvmlReturn_t nvmlShutdown(void) {
   try {
     auto& globals = zeus::emulator::TheGlobals();
+    {
+      // The last shutdown must not wait for ever on calls blocked in a hang
+      // fault (they hold the lock shared): release them first.
+      std::shared_lock<std::shared_mutex> shared(globals.mutex);
+      if (globals.init_count == 1) globals.emulator->faults().ReleaseHungCalls();
+    }
     std::unique_lock<std::shared_mutex> lock(globals.mutex);
     if (globals.init_count == 0) return NVML_ERROR_UNINITIALIZED;
     if (--globals.init_count == 0) globals.emulator.reset();
@@ -434,7 +444,10 @@ nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned l
         if (energy_mj == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
         if (!spec.energy_counter) return NVML_ERROR_NOT_SUPPORTED;
         return ReadGpuState(emulator, index, [&](const GpuState& gpu, std::int64_t now_ns) -> nvmlReturn_t {
-          *energy_mj = CounterEnergyAt(gpu.limits, spec.power, spec.counter_reset_ns, now_ns).mj;
+          // The counter advances only at its update instants.
+          const std::int64_t period_ns = spec.counter_update_period_ns;
+          const std::int64_t update_ns = period_ns > 0 ? now_ns - now_ns % period_ns : now_ns;
+          *energy_mj = CounterEnergyAt(gpu.limits, spec.power, spec.counter_reset_ns, update_ns).mj;
           return NVML_SUCCESS;
         });
       });
@@ -469,9 +482,14 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int values_count, nvm
                                         const bool instant = entry.fieldId == NVML_FI_DEV_POWER_INSTANT;
                                         if (!instant && entry.fieldId != NVML_FI_DEV_POWER_AVERAGE) continue;
                                         if (entry.scopeId == NVML_POWER_SCOPE_GPU) {
+                                          if (instant ? !spec.instant_power_supported
+                                                      : !spec.average_power_supported) {
+                                            continue;
+                                          }
                                           entry.value.uiVal = instant ? instant_mw : average_mw;
                                           entry.nvmlReturn = NVML_SUCCESS;
-                                        } else if (entry.scopeId == NVML_POWER_SCOPE_MEMORY && spec.memory_power_mw) {
+                                        } else if (entry.scopeId == NVML_POWER_SCOPE_MEMORY &&
+                                                   spec.memory_power_supported && spec.memory_power_mw) {
                                           entry.value.uiVal = *spec.memory_power_mw;
                                           entry.nvmlReturn = NVML_SUCCESS;
                                         }
@@ -535,7 +553,7 @@ nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int
         if (limit_mw < spec.min_limit_mw || limit_mw > spec.max_limit_mw) return NVML_ERROR_INVALID_ARGUMENT;
         return UpdateGpuState(emulator, index, [&](GpuState& gpu, std::int64_t now_ns) -> nvmlReturn_t {
           if (CurrentLimitMw(gpu.limits) != limit_mw) {
-            RecordLimitChange(&gpu.limits, spec.power, spec.counter_reset_ns, now_ns, limit_mw);
+            RecordLimitRamp(&gpu.limits, spec.power, spec.counter_reset_ns, now_ns, limit_mw, spec.power_settle_ns);
           }
           return NVML_SUCCESS;
         });
@@ -575,6 +593,7 @@ nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensor
                                       if (temp_c == nullptr || sensor != NVML_TEMPERATURE_GPU) {
                                         return NVML_ERROR_INVALID_ARGUMENT;
                                       }
+                                      if (!spec.temperature_supported) return NVML_ERROR_NOT_SUPPORTED;
                                       *temp_c = spec.temperature_c;
                                       return NVML_SUCCESS;
                                     });
@@ -683,6 +702,29 @@ unsigned long long zeusEmulatorCallCount(const char* function, int gpu) {
       if (!which) return 0;
     }
     return globals.emulator->faults().CallCount(which, gpu);
+  } catch (...) {
+    return 0;
+  }
+}
+
+int zeusEmulatorReleaseHungCalls(void) {
+  try {
+    auto& globals = zeus::emulator::TheGlobals();
+    std::shared_lock<std::shared_mutex> lock(globals.mutex);
+    if (globals.emulator == nullptr) return ZEUS_EMULATOR_ERROR_UNINITIALIZED;
+    globals.emulator->faults().ReleaseHungCalls();
+    return ZEUS_EMULATOR_OK;
+  } catch (...) {
+    return ZEUS_EMULATOR_ERROR_STATE;
+  }
+}
+
+unsigned long long zeusEmulatorHungCalls(void) {
+  try {
+    auto& globals = zeus::emulator::TheGlobals();
+    std::shared_lock<std::shared_mutex> lock(globals.mutex);
+    if (globals.emulator == nullptr) return 0;
+    return globals.emulator->faults().HungCalls();
   } catch (...) {
     return 0;
   }

@@ -3,8 +3,8 @@
 // Tests of libzeus-nvml-emulator.so through its C API only, as an NVML user
 // sees it. Each test writes its scenario into a fresh temp directory, with its
 // own state file, and uses the manual clock so that energy and power values
-// are exact and no test sleeps (except the wall-clock tests: one sleeps 5 ms,
-// one checks that readings never go back).
+// are exact and no test depends on a sleep (the wall-clock tests wait for
+// emulated time to pass, or check that readings never go back).
 
 #include <dlfcn.h>
 #include <gmock/gmock.h>
@@ -44,6 +44,11 @@ std::string Gpu(const std::string& power = R"("power_w": 200)", const std::strin
              "max_power_limit_w": 300, "default_power_limit_w": 250, "energy_counter": true, )" +
          power + extra + "}";
 }
+
+// GPU extras for tests of exact energy and power around limit changes: the
+// counter moves continuously and a new limit applies at once (the defaults are
+// a 100 ms counter period and a 100 ms settling ramp).
+const std::string kIdeal = R"(, "counter_update_period_ms": 0, "power_settle_ms": 0)";
 
 // A manual-clock scenario with a per-test state file ("@STATE@").
 std::string Manual(const std::string& gpus, const std::string& top = "") {
@@ -468,7 +473,7 @@ TEST_F(NvmlEmulatorTest, LockedClocks) {
 // ---- Energy and power ---------------------------------------------------------------
 
 TEST_F(NvmlEmulatorTest, EnergyIsExactAcrossLimitChanges) {
-  UseScenario(Manual(Gpu(R"("power_w": 200)")));
+  UseScenario(Manual(Gpu(R"("power_w": 200)", kIdeal)));
   Init();
   nvmlDevice_t device = Handle(0);
   EXPECT_EQ(EnergyMj(device), 0u);
@@ -529,7 +534,7 @@ TEST_F(NvmlEmulatorTest, EnergyCounterCanBeUnsupported) {
 
 TEST_F(NvmlEmulatorTest, PowerReadingsUpdatePeriodicallyAndAverageTheWindow) {
   UseScenario(Manual(Gpu(R"("power_schedule": [{"at_s": 0, "power_w": 100}, {"at_s": 0.25, "power_w": 200}])",
-                         R"(, "power_update_period_ms": 100, "power_average_window_ms": 1000)")));
+                         R"(, "power_update_period_ms": 100, "power_average_window_ms": 1000)" + kIdeal)));
   Init();
   nvmlDevice_t device = Handle(0);
   EXPECT_EQ(PowerMw(device), 100'000u);  // at the epoch: the power drawn there
@@ -551,16 +556,30 @@ TEST_F(NvmlEmulatorTest, PowerReadingsUpdatePeriodicallyAndAverageTheWindow) {
   EXPECT_EQ(nvmlDeviceGetPowerUsage(device, nullptr), NVML_ERROR_INVALID_ARGUMENT);
 }
 
+// Defaults from field-notes.md ("nvmlDeviceGetPowerUsage semantics change by
+// generation"): Ampere except GA100, and newer, average over 1 s; GA100
+// (A100, A30, A800) and older report the power at the update instant.
 TEST_F(NvmlEmulatorTest, DefaultAveragingWindowDependsOnArchitecture) {
   const std::string schedule = R"("power_schedule": [{"at_s": 0, "power_w": 100}, {"at_s": 0.15, "power_w": 200}])";
-  const std::string ampere = R"({"name": "A100", "architecture": "ampere", "min_power_limit_w": 100,
-      "max_power_limit_w": 400, "default_power_limit_w": 400, "energy_counter": true, )" +
-                             schedule + "}";
-  UseScenario(Manual(Gpu(schedule) + "," + ampere));
+  auto gpu = [&](const std::string& name, const std::string& architecture) {
+    return R"({"name": ")" + name + R"(", "architecture": ")" + architecture +
+           R"(", "min_power_limit_w": 100, "max_power_limit_w": 400, "default_power_limit_w": 400,
+               "energy_counter": true, )" +
+           schedule + "}";
+  };
+  UseScenario(Manual(gpu("Tesla V100-SXM2-32GB", "volta") + "," + gpu("NVIDIA A100-SXM4-40GB", "ampere") + "," +
+                     gpu("NVIDIA A30", "ampere") + "," + gpu("NVIDIA A40", "ampere") + "," +
+                     gpu("NVIDIA RTX A3000 Laptop GPU", "ampere") + "," + gpu("NVIDIA H100 80GB HBM3", "hopper")));
   Init();
   Advance(200 * kMs);
-  EXPECT_EQ(PowerMw(Handle(0)), 150'000u);  // Volta: window = period = 100 ms, [0.1, 0.2]
-  EXPECT_EQ(PowerMw(Handle(1)), 125'000u);  // Ampere: 1 s window, so far [0, 0.2]
+  // Instant: the power drawn at the 0.2 s update. Averaged: [0, 0.2] so far,
+  // (0.15 s x 100 W + 0.05 s x 200 W) / 0.2 s = 125 W.
+  EXPECT_EQ(PowerMw(Handle(0)), 200'000u);  // Volta: instant
+  EXPECT_EQ(PowerMw(Handle(1)), 200'000u);  // GA100: instant
+  EXPECT_EQ(PowerMw(Handle(2)), 200'000u);  // A30 is GA100 too
+  EXPECT_EQ(PowerMw(Handle(3)), 125'000u);  // GA102: 1 s average
+  EXPECT_EQ(PowerMw(Handle(4)), 125'000u);  // "A3000" is not "A30"
+  EXPECT_EQ(PowerMw(Handle(5)), 125'000u);  // Hopper: 1 s average
 }
 
 TEST_F(NvmlEmulatorTest, ZeroWindowReportsThePowerAtTheUpdate) {
@@ -620,10 +639,129 @@ TEST_F(NvmlEmulatorTest, FieldValues) {
   EXPECT_EQ(nvmlDeviceGetFieldValues(Handle(1), 0, nullptr), NVML_SUCCESS);
 }
 
+// ---- Counter update period, optional queries, settling ------------------------------
+
+TEST_F(NvmlEmulatorTest, EnergyCounterAdvancesOnlyAtItsUpdatePeriod) {
+  UseScenario(Manual(Gpu(R"("power_w": 200)", R"(, "counter_update_period_ms": 100)") + "," +
+                     Gpu(R"("power_w": 200)", R"(, "counter_update_period_ms": 0)")));
+  Init();
+  nvmlDevice_t ticking = Handle(0);
+  nvmlDevice_t continuous = Handle(1);
+  Advance(99 * kMs);
+  EXPECT_EQ(EnergyMj(ticking), 0u);  // no update yet: a short window reads 0, as on hardware
+  EXPECT_EQ(EnergyMj(continuous), 19'800u);
+  Advance(1 * kMs);
+  EXPECT_EQ(EnergyMj(ticking), 20'000u);  // the 0.1 s update: 200 W x 0.1 s
+  Advance(150 * kMs);
+  EXPECT_EQ(EnergyMj(ticking), 40'000u);  // at 0.25 s it still shows the 0.2 s update
+  EXPECT_EQ(EnergyMj(continuous), 50'000u);
+}
+
+TEST_F(NvmlEmulatorTest, EnergyCounterPeriodDefaultsTo100Ms) {
+  // field-notes.md, "Counter update granularity": about every 100 ms.
+  UseScenario(Manual(Gpu(R"("power_w": 200)") + "," +
+                     R"({"name": "NVIDIA H100 80GB HBM3", "architecture": "hopper", "min_power_limit_w": 200,
+                         "max_power_limit_w": 700, "default_power_limit_w": 700, "energy_counter": true,
+                         "power_w": 500})",
+                     R"("counter_update_period_ms": 0, )")  // a top-level default overrides it ...
+  );
+  Init();
+  Advance(50 * kMs);
+  EXPECT_EQ(EnergyMj(Handle(0)), 10'000u);  // ... for every GPU
+  EXPECT_EQ(EnergyMj(Handle(1)), 25'000u);
+  while (nvmlShutdown() == NVML_SUCCESS) {
+  }
+  std::filesystem::remove(state_path());
+  UseScenario(Manual(Gpu(R"("power_w": 200)") + "," +
+                     R"({"name": "NVIDIA H100 80GB HBM3", "architecture": "hopper", "min_power_limit_w": 200,
+                         "max_power_limit_w": 700, "default_power_limit_w": 700, "energy_counter": true,
+                         "power_w": 500})"));
+  Init();
+  Advance(99 * kMs);
+  EXPECT_EQ(EnergyMj(Handle(0)), 0u);
+  EXPECT_EQ(EnergyMj(Handle(1)), 0u);
+  Advance(1 * kMs);
+  EXPECT_EQ(EnergyMj(Handle(0)), 20'000u);
+  EXPECT_EQ(EnergyMj(Handle(1)), 50'000u);
+}
+
+TEST_F(NvmlEmulatorTest, OptionalQueriesCanBeUnsupportedPerGpu) {
+  const std::string memory = R"(, "memory_power_w": 30)";
+  UseScenario(Manual(Gpu(R"("power_w": 200)", memory) + "," +
+                     Gpu(R"("power_w": 200)",
+                         memory + R"(, "unsupported": ["instant_power", "average_power", "memory_power",
+                                                        "temperature"])") +
+                     "," + Gpu(R"("power_w": 200)", memory + R"(, "unsupported": ["instant_power"])")));
+  Init();
+  auto read = [&](unsigned int gpu) {
+    std::array<nvmlFieldValue_t, 3> values{};
+    values[0].fieldId = NVML_FI_DEV_POWER_INSTANT;
+    values[0].scopeId = NVML_POWER_SCOPE_GPU;
+    values[1].fieldId = NVML_FI_DEV_POWER_AVERAGE;
+    values[1].scopeId = NVML_POWER_SCOPE_GPU;
+    values[2].fieldId = NVML_FI_DEV_POWER_AVERAGE;
+    values[2].scopeId = NVML_POWER_SCOPE_MEMORY;
+    EXPECT_EQ(nvmlDeviceGetFieldValues(Handle(gpu), 3, values.data()), NVML_SUCCESS);  // the call itself works
+    return values;
+  };
+  unsigned int temperature = 0;
+  for (const nvmlFieldValue_t& value : read(0)) EXPECT_EQ(value.nvmlReturn, NVML_SUCCESS);
+  EXPECT_EQ(nvmlDeviceGetTemperature(Handle(0), NVML_TEMPERATURE_GPU, &temperature), NVML_SUCCESS);
+  for (const nvmlFieldValue_t& value : read(1)) EXPECT_EQ(value.nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(nvmlDeviceGetTemperature(Handle(1), NVML_TEMPERATURE_GPU, &temperature), NVML_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(PowerMw(Handle(1)), 200'000u);  // nvmlDeviceGetPowerUsage always works
+  const auto partial = read(2);
+  EXPECT_EQ(partial[0].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(partial[1].nvmlReturn, NVML_SUCCESS);
+  EXPECT_EQ(partial[2].nvmlReturn, NVML_SUCCESS);
+}
+
+// A straight ramp from 250 W to 150 W over 100 ms, in ten 10 ms steps at the
+// ramp's mid-step values: 245, 235, ..., 155 W. Demand (300 W) exceeds every
+// limit, so the drawn power is the cap.
+TEST_F(NvmlEmulatorTest, PowerSettlesAfterALimitChange) {
+  UseScenario(Manual(Gpu(R"("power_w": 300)", R"(, "power_settle_ms": 100, "counter_update_period_ms": 0,
+                                              "power_update_period_ms": 10, "power_average_window_ms": 0)")));
+  Init();
+  nvmlDevice_t device = Handle(0);
+  Advance(1 * kS);
+  EXPECT_EQ(EnergyMj(device), 250'000u);
+  ASSERT_EQ(nvmlDeviceSetPowerManagementLimit(device, 150'000), NVML_SUCCESS);
+  EXPECT_EQ(LimitMw(device), 150'000u);  // the setting reads back at once
+  EXPECT_EQ(PowerMw(device), 245'000u);  // the first step
+  Advance(50 * kMs);
+  EXPECT_EQ(PowerMw(device), 195'000u);  // step 5: 250 - 100 x 11/20
+  Advance(50 * kMs);
+  EXPECT_EQ(PowerMw(device), 150'000u);  // settled
+  EXPECT_EQ(EnergyMj(device), 270'000u);  // + 200 W (the ramp's mean) x 0.1 s
+  Advance(1 * kS);
+  EXPECT_EQ(EnergyMj(device), 420'000u);  // + 150 W x 1 s
+
+  // A change mid-ramp starts from where the ramp had got to.
+  ASSERT_EQ(nvmlDeviceSetPowerManagementLimit(device, 250'000), NVML_SUCCESS);
+  Advance(50 * kMs);
+  EXPECT_EQ(PowerMw(device), 205'000u);  // 150 + 100 x 11/20
+  ASSERT_EQ(nvmlDeviceSetPowerManagementLimit(device, 150'000), NVML_SUCCESS);
+  EXPECT_EQ(LimitMw(device), 150'000u);
+  EXPECT_EQ(PowerMw(device), 202'250u);  // from 205 W (the step in force) towards 150 W: 205 - 55 x 1/20
+  Advance(100 * kMs);
+  EXPECT_EQ(PowerMw(device), 150'000u);
+}
+
+TEST_F(NvmlEmulatorTest, ZeroSettleTimeAppliesALimitAtOnce) {
+  UseScenario(Manual(Gpu(R"("power_w": 300)", R"(, "power_settle_ms": 0, "counter_update_period_ms": 0,
+                                              "power_average_window_ms": 0)")));
+  Init();
+  ASSERT_EQ(nvmlDeviceSetPowerManagementLimit(Handle(0), 150'000), NVML_SUCCESS);
+  EXPECT_EQ(PowerMw(Handle(0)), 150'000u);
+  Advance(1 * kS);
+  EXPECT_EQ(EnergyMj(Handle(0)), 150'000u);
+}
+
 TEST_F(NvmlEmulatorTest, WorkloadCurveFollowsTheLimit) {
   UseScenario(Manual(Gpu(R"("workload": {"power_limits_w": [100, 150, 200, 250], "power_w": [95, 140, 180, 190],
                                          "iteration_time_s": [0.5, 0.4, 0.35, 0.33]})",
-                         R"(, "power_average_window_ms": 0)") +
+                         R"(, "power_average_window_ms": 0)" + kIdeal) +
                      "," + Gpu()));
   Init();
   nvmlDevice_t device = Handle(0);
@@ -650,13 +788,32 @@ TEST_F(NvmlEmulatorTest, WorkloadCurveFollowsTheLimit) {
 TEST_F(NvmlEmulatorTest, WallClockRunsScaled) {
   UseScenario(R"({"state_file": "@STATE@", "time_scale": 1000, "gpus": [)" + Gpu(R"("power_w": 100)") + "]}");
   Init();
+  using std::chrono::steady_clock;  // CLOCK_MONOTONIC, as the emulator's wall clock
+  const auto wall_start = steady_clock::now();
   unsigned long long before = 0;
   ASSERT_EQ(zeusEmulatorNowNs(&before), ZEUS_EMULATOR_OK);
-  std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  unsigned long long after = 0;
-  ASSERT_EQ(zeusEmulatorNowNs(&after), ZEUS_EMULATOR_OK);
-  EXPECT_GE(after - before, 5 * kS);  // 5 ms of wall time = 5 s emulated
-  EXPECT_GE(EnergyMj(Handle(0)), 500'000u);
+  const auto wall_after_before = steady_clock::now();
+  // Wait until 5 emulated seconds have passed (5 ms of wall time), however
+  // slowly this thread runs; the deadline only stops a clock that stands still.
+  unsigned long long after = before;
+  auto wall_before_after = steady_clock::now();
+  const auto deadline = wall_start + std::chrono::seconds(60);
+  while (after - before < 5 * kS && steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    wall_before_after = steady_clock::now();
+    ASSERT_EQ(zeusEmulatorNowNs(&after), ZEUS_EMULATOR_OK);
+  }
+  const auto wall_end = steady_clock::now();
+  ASSERT_GE(after - before, 5 * kS) << "the wall clock did not advance emulated time";
+  // Scaled by 1000: the emulated span lies between 1000 x the wall time
+  // between the two readings and 1000 x the wall time around them (1 ms of
+  // emulated slack for rounding).
+  auto emulated = [](steady_clock::duration wall) {
+    return 1000ull * static_cast<unsigned long long>(std::chrono::nanoseconds(wall).count());
+  };
+  EXPECT_GE(after - before + kMs, emulated(wall_before_after - wall_after_before));
+  EXPECT_LE(after - before, emulated(wall_end - wall_start) + kMs);
+  EXPECT_GE(EnergyMj(Handle(0)), 500'000u);  // 100 W x at least 5 s
   EXPECT_EQ(zeusEmulatorAdvanceTimeNs(1), ZEUS_EMULATOR_ERROR_WRONG_MODE);
 }
 
@@ -729,6 +886,74 @@ TEST_F(NvmlEmulatorTest, StarFaultLosesOneGpu) {
   EXPECT_EQ(nvmlSystemGetDriverVersion(version.data(), version.size()), NVML_SUCCESS);
 }
 
+TEST_F(NvmlEmulatorTest, LatencyFaultSlowsTheCallThenItWorks) {
+  UseScenario(Manual(Gpu() + "," + Gpu(),
+                     R"("faults": [{"function": "nvmlDeviceGetPowerUsage", "gpu": 0, "latency_ms": 30},
+                                   {"function": "nvmlDeviceGetTemperature", "latency_ms": 1,
+                                    "return": "GPU_IS_LOST"}], )"));
+  Init();
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(PowerMw(Handle(0)), 200'000u);
+  // A lower bound only: the call waited at least its latency.
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(30));
+  EXPECT_EQ(PowerMw(Handle(1)), 200'000u);
+  unsigned int temperature = 0;
+  EXPECT_EQ(nvmlDeviceGetTemperature(Handle(1), NVML_TEMPERATURE_GPU, &temperature), NVML_ERROR_GPU_IS_LOST);
+}
+
+TEST_F(NvmlEmulatorTest, HangFaultBlocksUntilReleasedWhileOtherCallsProceed) {
+  UseScenario(Manual(Gpu() + "," + Gpu(),
+                     R"("faults": [{"function": "nvmlDeviceGetPowerUsage", "gpu": 0, "hang": true,
+                                    "after_calls": 1}], )"));
+  Init();
+  nvmlDevice_t device = Handle(0);
+  EXPECT_EQ(PowerMw(device), 200'000u);  // the first call passes
+  EXPECT_EQ(zeusEmulatorHungCalls(), 0u);
+  std::atomic<nvmlReturn_t> hung_result{NVML_ERROR_UNKNOWN};
+  std::atomic<bool> returned{false};
+  std::thread caller([&] {
+    unsigned int power = 0;
+    hung_result = nvmlDeviceGetPowerUsage(device, &power);
+    returned = true;
+  });
+  // Readiness: the emulator says the call is blocked.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (zeusEmulatorHungCalls() < 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(zeusEmulatorHungCalls(), 1u) << "the call never blocked";
+  // Meanwhile everything else works: the other GPU, other functions, the clock.
+  EXPECT_EQ(PowerMw(Handle(1)), 200'000u);
+  EXPECT_EQ(LimitMw(device), 250'000u);
+  Advance(1 * kS);
+  EXPECT_FALSE(returned);
+  EXPECT_EQ(zeusEmulatorReleaseHungCalls(), ZEUS_EMULATOR_OK);
+  caller.join();
+  EXPECT_EQ(hung_result, NVML_SUCCESS);  // a hang without "return" then does its work
+  EXPECT_EQ(zeusEmulatorHungCalls(), 0u);
+  EXPECT_EQ(PowerMw(device), 200'000u);  // released for good
+}
+
+TEST_F(NvmlEmulatorTest, LastShutdownReleasesHungCalls) {
+  UseScenario(Manual(Gpu(), R"("faults": [{"function": "nvmlDeviceGetPowerUsage", "hang": true,
+                                           "return": "TIMEOUT"}], )"));
+  Init();
+  nvmlDevice_t device = Handle(0);
+  std::atomic<nvmlReturn_t> hung_result{NVML_SUCCESS};
+  std::thread caller([&] {
+    unsigned int power = 0;
+    hung_result = nvmlDeviceGetPowerUsage(device, &power);
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (zeusEmulatorHungCalls() < 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(zeusEmulatorHungCalls(), 1u) << "the call never blocked";
+  EXPECT_EQ(nvmlShutdown(), NVML_SUCCESS);  // returns: it let the hung call go first
+  caller.join();
+  EXPECT_EQ(hung_result, NVML_ERROR_TIMEOUT);
+}
+
 TEST_F(NvmlEmulatorTest, FaultOnDevicelessFunction) {
   UseScenario(Manual(Gpu(), R"("faults": [{"function": "nvmlDeviceGetCount_v2", "gpu": 0,
                                            "return": "DRIVER_NOT_LOADED"}], )"));
@@ -742,7 +967,7 @@ TEST_F(NvmlEmulatorTest, FaultOnDevicelessFunction) {
 // ---- Shared state across processes and threads ---------------------------------------------
 
 TEST_F(NvmlEmulatorTest, StatePathAndReuse) {
-  UseScenario(Manual(Gpu(R"("power_w": 200)")));
+  UseScenario(Manual(Gpu(R"("power_w": 200)", kIdeal)));
   Init();
   EXPECT_EQ(std::string(zeusEmulatorStatePath()), state_path());
   EXPECT_TRUE(std::filesystem::exists(state_path()));
@@ -755,7 +980,7 @@ TEST_F(NvmlEmulatorTest, StatePathAndReuse) {
   EXPECT_EQ(EnergyMj(Handle(0)), 150'000u);
   ASSERT_EQ(nvmlShutdown(), NVML_SUCCESS);
   // Edited scenario: the state starts over.
-  UseScenario(Manual(Gpu(R"("power_w": 200)")) + "\n// edited\n");
+  UseScenario(Manual(Gpu(R"("power_w": 200)", kIdeal)) + "\n// edited\n");
   Init();
   EXPECT_EQ(LimitMw(Handle(0)), 250'000u);
   EXPECT_EQ(EnergyMj(Handle(0)), 0u);
@@ -834,7 +1059,7 @@ int RunInChild(Child child) {
 }
 
 TEST_F(NvmlEmulatorTest, LimitSetInAnotherProcessIsSharedAndEnergyFollowsIt) {
-  UseScenario(Manual(Gpu(R"("power_w": 200)")));
+  UseScenario(Manual(Gpu(R"("power_w": 200)", kIdeal)));
   Init();
   Advance(1 * kS);
   ASSERT_EQ(nvmlShutdown(), NVML_SUCCESS);  // the child loads the scenario itself
@@ -926,7 +1151,7 @@ TEST_F(NvmlEmulatorTest, ConcurrentThreads) {
 // draws exactly its limit), and its sensor reports the power at every 1 ms
 // update, without averaging.
 std::string SnapshotGpu() {
-  return Gpu(R"("power_w": 300)", R"(, "power_update_period_ms": 1, "power_average_window_ms": 0)");
+  return Gpu(R"("power_w": 300)", R"(, "power_update_period_ms": 1, "power_average_window_ms": 0)" + kIdeal);
 }
 
 // The limit set at step `k` of AlternateLimits, in mW.

@@ -242,6 +242,24 @@ void RecordLimitChange(LimitHistory* history, const PowerModel& model, std::opti
   ++history->count;
 }
 
+void RecordLimitRamp(LimitHistory* history, const PowerModel& model, std::optional<std::int64_t> counter_reset_ns,
+                     std::int64_t time_ns, std::uint32_t limit_mw, std::int64_t settle_ns) {
+  while (history->count > 0 && history->changes[history->count - 1].time_ns > time_ns) --history->count;
+  const std::uint32_t from_mw = TimelineOf(*history).LimitAt(time_ns);
+  if (settle_ns <= 0 || from_mw == limit_mw) {
+    RecordLimitChange(history, model, counter_reset_ns, time_ns, limit_mw);
+    return;
+  }
+  const double from = from_mw;
+  const double span = static_cast<double>(limit_mw) - from;
+  for (int k = 0; k < kSettleSteps; ++k) {
+    const std::int64_t at_ns = time_ns + settle_ns * k / kSettleSteps;
+    const double fraction = (2.0 * k + 1.0) / (2.0 * kSettleSteps);
+    RecordLimitChange(history, model, counter_reset_ns, at_ns, RoundToMw(from + span * fraction));
+  }
+  RecordLimitChange(history, model, counter_reset_ns, time_ns + settle_ns, limit_mw);
+}
+
 Energy TotalEnergyAt(const LimitHistory& history, const PowerModel& model, std::int64_t now_ns) {
   Energy energy = history.fold_energy;
   energy.Add(IntegrateEnergy(model, TimelineOf(history), history.fold_time_ns, std::max(now_ns, history.fold_time_ns)));

@@ -207,6 +207,22 @@ std::uint32_t CurrentLimitMw(const LimitHistory& history);
 void RecordLimitChange(LimitHistory* history, const PowerModel& model, std::optional<std::int64_t> counter_reset_ns,
                        std::int64_t time_ns, std::uint32_t limit_mw);
 
+// How many steps a settling limit change takes (see RecordLimitRamp).
+inline constexpr int kSettleSteps = 10;
+
+// Records a limit change to `limit_mw` made at `time_ns` that settles over
+// `settle_ns`, as a power controller does: the cap on drawn power moves from
+// the limit in force at `time_ns` to `limit_mw` in kSettleSteps equal time
+// steps, step k (0-based) at the value a straight ramp has at the middle of
+// the step, so that energy under a binding cap equals the straight ramp's;
+// from time_ns + settle_ns on it is `limit_mw`. Changes recorded for instants
+// after `time_ns` (the rest of a ramp still under way) are dropped first, so a
+// new change starts from where the old ramp had got to. With settle_ns <= 0,
+// or nothing to ramp, this is RecordLimitChange. CurrentLimitMw reads
+// `limit_mw` at once (the setting), while the drawn power follows the ramp.
+void RecordLimitRamp(LimitHistory* history, const PowerModel& model, std::optional<std::int64_t> counter_reset_ns,
+                     std::int64_t time_ns, std::uint32_t limit_mw, std::int64_t settle_ns);
+
 // The exact energy drawn over [0, now_ns). now_ns is clamped up to the fold
 // time.
 Energy TotalEnergyAt(const LimitHistory& history, const PowerModel& model, std::int64_t now_ns);

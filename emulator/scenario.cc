@@ -34,6 +34,8 @@ using Json = nlohmann::json;
 constexpr double kMaxPowerW = 100'000.0;
 constexpr double kMaxPeriodMs = 60'000.0;
 constexpr double kMaxWindowMs = 60'000.0;
+constexpr double kMaxSettleMs = 60'000.0;
+constexpr double kMaxLatencyMs = 600'000.0;
 constexpr double kMaxTimeS = 1e9;
 constexpr double kMaxTimeScale = 1e6;
 constexpr std::int64_t kMaxClockMhz = 100'000;
@@ -46,7 +48,8 @@ constexpr std::size_t kMaxVersionLength = NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
 constexpr std::string_view kDefaultDriverVersion = "550.54.15-zeus-emulator";
 constexpr std::string_view kDefaultNvmlVersion = "12.550.54.15-zeus-emulator";
 constexpr double kDefaultPowerUpdatePeriodMs = 100.0;
-constexpr double kDefaultAmpereWindowMs = 1000.0;
+constexpr std::int64_t kAmpereAverageWindowNs = 1'000'000'000;  // see DefaultPowerAverageWindowNs
+constexpr std::int64_t kCounterUpdatePeriodNs = 100'000'000;   // see DefaultCounterUpdatePeriodNs
 constexpr std::array<unsigned int, 1> kDefaultMemoryClocksMhz = {1215};
 constexpr std::array<unsigned int, 13> kDefaultGraphicsClocksMhz = {1980, 1830, 1680, 1530, 1380, 1230, 1080,
                                                                     930,  780,  630,  480,  330,  210};
@@ -212,7 +215,33 @@ class ObjectReader {
 struct GpuDefaults {
   std::optional<std::int64_t> power_update_period_ns;
   std::optional<std::int64_t> power_average_window_ns;
+  std::optional<std::int64_t> counter_update_period_ns;
+  std::optional<std::int64_t> power_settle_ns;
 };
+
+// The "unsupported" list: names of optional queries the GPU refuses.
+void ReadUnsupported(const Json& value, const std::string& path, GpuSpec* gpu) {
+  const Json& array = ReadArray(value, path, /*allow_empty=*/true);
+  constexpr std::array<std::string_view, 4> kKnown = {"instant_power", "average_power", "memory_power",
+                                                      "temperature"};
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    const std::string element_path = ElementPath(path, i);
+    if (!array[i].is_string()) Fail(element_path, fmt::format("expected a string, got {}", Show(array[i])));
+    const std::string name = array[i].get<std::string>();
+    if (name == "instant_power") {
+      gpu->instant_power_supported = false;
+    } else if (name == "average_power") {
+      gpu->average_power_supported = false;
+    } else if (name == "memory_power") {
+      gpu->memory_power_supported = false;
+    } else if (name == "temperature") {
+      gpu->temperature_supported = false;
+    } else {
+      Fail(element_path, fmt::format("unknown query {}; expected one of {}, {}, {}, {}", Show(array[i]), kKnown[0],
+                                     kKnown[1], kKnown[2], kKnown[3]));
+    }
+  }
+}
 
 unsigned int ReadArchitecture(const Json& value, const std::string& path) {
   if (!value.is_string()) Fail(path, fmt::format("expected a string, got {}", Show(value)));
@@ -362,6 +391,9 @@ GpuSpec ReadGpu(const Json& value, std::size_t index, const GpuDefaults& default
                          "supported_graphics_clocks_mhz",
                          "power_update_period_ms",
                          "power_average_window_ms",
+                         "counter_update_period_ms",
+                         "power_settle_ms",
+                         "unsupported",
                          "counter_reset_at_s"});
   GpuSpec gpu;
   gpu.name = ReadString(in.Require("name"), in.PathOf("name"), kMaxNameLength);
@@ -451,9 +483,22 @@ GpuSpec ReadGpu(const Json& value, std::size_t index, const GpuDefaults& default
   } else if (defaults.power_average_window_ns) {
     gpu.power_average_window_ns = *defaults.power_average_window_ns;
   } else {
-    gpu.power_average_window_ns = gpu.architecture >= NVML_DEVICE_ARCH_AMPERE
-                                      ? std::llround(kDefaultAmpereWindowMs * 1e6)
-                                      : gpu.power_update_period_ns;
+    gpu.power_average_window_ns = DefaultPowerAverageWindowNs(gpu.architecture, gpu.name);
+  }
+  if (const Json* period = in.Find("counter_update_period_ms")) {
+    gpu.counter_update_period_ns =
+        ReadMillisAsNs(*period, in.PathOf("counter_update_period_ms"), 0.0, kMaxPeriodMs);
+  } else {
+    gpu.counter_update_period_ns =
+        defaults.counter_update_period_ns.value_or(DefaultCounterUpdatePeriodNs(gpu.architecture));
+  }
+  if (const Json* settle = in.Find("power_settle_ms")) {
+    gpu.power_settle_ns = ReadMillisAsNs(*settle, in.PathOf("power_settle_ms"), 0.0, kMaxSettleMs);
+  } else {
+    gpu.power_settle_ns = defaults.power_settle_ns.value_or(kDefaultPowerSettleNs);
+  }
+  if (const Json* unsupported = in.Find("unsupported")) {
+    ReadUnsupported(*unsupported, in.PathOf("unsupported"), &gpu);
   }
   if (const Json* reset = in.Find("counter_reset_at_s")) {
     gpu.counter_reset_ns = ReadSecondsAsNs(*reset, in.PathOf("counter_reset_at_s"));
@@ -461,9 +506,12 @@ GpuSpec ReadGpu(const Json& value, std::size_t index, const GpuDefaults& default
   return gpu;
 }
 
+FaultSpec ReadFaultTrigger(const ObjectReader& in, FaultSpec fault);
+
 FaultSpec ReadFault(const Json& value, std::size_t index, std::size_t gpu_count) {
   const ObjectReader in(value, ElementPath("faults", index),
-                        {"function", "gpu", "return", "after_calls", "probability", "seed", "max_failures"});
+                        {"function", "gpu", "return", "latency_ms", "hang", "after_calls", "probability", "seed",
+                         "max_failures"});
   FaultSpec fault;
   const std::string function_path = in.PathOf("function");
   const Json& function = in.Require("function");
@@ -485,7 +533,16 @@ FaultSpec ReadFault(const Json& value, std::size_t index, std::size_t gpu_count)
     }
     fault.gpu = static_cast<int>(index_value);
   }
+  if (const Json* latency = in.Find("latency_ms")) {
+    fault.latency_ns = ReadMillisAsNs(*latency, in.PathOf("latency_ms"), 0.0, kMaxLatencyMs);
+  }
+  if (const Json* hang = in.Find("hang")) fault.hang = ReadBool(*hang, in.PathOf("hang"));
   const std::string return_path = in.PathOf("return");
+  const bool delays = fault.latency_ns > 0 || fault.hang;
+  if (delays && in.Find("return") == nullptr) {
+    fault.return_code = NVML_SUCCESS;  // the call is slow or hangs, then works
+    return ReadFaultTrigger(in, fault);
+  }
   const Json& code = in.Require("return");
   if (code.is_string()) {
     const std::optional<nvmlReturn_t> parsed = ReturnCodeFromName(code.get<std::string>());
@@ -497,9 +554,15 @@ FaultSpec ReadFault(const Json& value, std::size_t index, std::size_t gpu_count)
   } else {
     Fail(return_path, fmt::format("expected an error name like \"NO_PERMISSION\" or an integer, got {}", Show(code)));
   }
-  if (fault.return_code == NVML_SUCCESS) {
+  if (fault.return_code == NVML_SUCCESS && !delays) {
     Fail(return_path, "SUCCESS is not a fault; name an error code such as \"UNKNOWN\"");
   }
+  return ReadFaultTrigger(in, fault);
+}
+
+// The keys that say which matching calls fire: after_calls, max_failures,
+// probability, seed.
+FaultSpec ReadFaultTrigger(const ObjectReader& in, FaultSpec fault) {
   if (const Json* after = in.Find("after_calls")) {
     fault.after_calls = static_cast<std::uint64_t>(
         ReadIntegerIn(*after, in.PathOf("after_calls"), 0, std::numeric_limits<std::int64_t>::max()));
@@ -526,7 +589,8 @@ Scenario ReadScenario(const Json& root_json) {
   if (!root_json.is_object()) Fail("", fmt::format("the top level must be a JSON object, got {}", Show(root_json)));
   const ObjectReader root(root_json, "",
                           {"driver_version", "nvml_version", "state_file", "clock", "time_scale",
-                           "power_update_period_ms", "power_average_window_ms", "gpus", "faults"});
+                           "power_update_period_ms", "power_average_window_ms", "counter_update_period_ms",
+                           "power_settle_ms", "gpus", "faults"});
   Scenario scenario;
   scenario.driver_version = std::string(kDefaultDriverVersion);
   scenario.nvml_version = std::string(kDefaultNvmlVersion);
@@ -561,6 +625,12 @@ Scenario ReadScenario(const Json& root_json) {
   }
   if (const Json* window = root.Find("power_average_window_ms")) {
     defaults.power_average_window_ns = ReadMillisAsNs(*window, "power_average_window_ms", 0.0, kMaxWindowMs);
+  }
+  if (const Json* period = root.Find("counter_update_period_ms")) {
+    defaults.counter_update_period_ns = ReadMillisAsNs(*period, "counter_update_period_ms", 0.0, kMaxPeriodMs);
+  }
+  if (const Json* settle = root.Find("power_settle_ms")) {
+    defaults.power_settle_ns = ReadMillisAsNs(*settle, "power_settle_ms", 0.0, kMaxSettleMs);
   }
 
   const Json& gpus = ReadArray(root.Require("gpus"), "gpus", /*allow_empty=*/true);
@@ -709,6 +779,31 @@ bool ReadWholeFile(const std::string& path, std::string* text, std::string* erro
 }
 
 }  // namespace
+
+bool IsGa100Name(std::string_view name) {
+  const std::string upper = [&] {
+    std::string text(name);
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    return text;
+  }();
+  for (std::string_view chip : {"A100", "A800", "A30"}) {
+    for (std::size_t at = upper.find(chip); at != std::string::npos; at = upper.find(chip, at + 1)) {
+      const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(upper[at - 1]));
+      const std::size_t end = at + chip.size();
+      const bool ends = end == upper.size() || !std::isalnum(static_cast<unsigned char>(upper[end]));
+      if (starts && ends) return true;
+    }
+  }
+  return false;
+}
+
+std::int64_t DefaultPowerAverageWindowNs(unsigned int architecture, std::string_view name) {
+  if (architecture >= NVML_DEVICE_ARCH_AMPERE && !IsGa100Name(name)) return kAmpereAverageWindowNs;
+  return 0;
+}
+
+std::int64_t DefaultCounterUpdatePeriodNs(unsigned int /*architecture*/) { return kCounterUpdatePeriodNs; }
 
 std::uint64_t Fnv1a64(std::string_view bytes) {
   std::uint64_t hash = 0xcbf29ce484222325ull;

@@ -66,15 +66,58 @@ struct GpuSpec {
 
   std::int64_t power_update_period_ns = 0;   // > 0
   std::int64_t power_average_window_ns = 0;  // >= 0
+  // The energy counter advances only at instants k x this period (0: it
+  // moves continuously). Default: DefaultCounterUpdatePeriodNs.
+  std::int64_t counter_update_period_ns = 0;  // >= 0
+  // After a limit change, the drawn power's cap moves from the old limit to
+  // the new one over this time (0: at once). See RecordLimitRamp.
+  std::int64_t power_settle_ns = 0;  // >= 0
+
+  // Optional queries this GPU answers (false: NVML_ERROR_NOT_SUPPORTED), from
+  // the scenario's "unsupported" list. Memory power also needs memory_power_mw.
+  bool instant_power_supported = true;  // field NVML_FI_DEV_POWER_INSTANT
+  bool average_power_supported = true;  // field NVML_FI_DEV_POWER_AVERAGE, GPU scope
+  bool memory_power_supported = true;   // field NVML_FI_DEV_POWER_AVERAGE, memory scope
+  bool temperature_supported = true;    // nvmlDeviceGetTemperature
 };
+
+// Defaults that depend on the architecture (and, for Ampere, the chip). Each
+// comes from ../shared/docs/field-notes.md, section 3.1:
+//   * Power averaging window of nvmlDeviceGetPowerUsage ("nvmlDeviceGetPowerUsage
+//     semantics change by generation", NVML docs): Ampere except GA100, and
+//     newer, report a 1 s average; GA100 and older report instantaneous power
+//     (window 0). GA100 is recognised by the name (IsGa100Name).
+//   * Energy counter update period ("Counter update granularity": ~10 ms on
+//     one system, "every 20-100 ms" on newer GPUs, "approximately every
+//     100 ms"): 100 ms for every architecture with a counter. The notes give
+//     no per-generation figure, so the emulator takes the commonly reported
+//     value, which is also the upper end of the range and so the case most
+//     likely to expose a short-window problem.
+std::int64_t DefaultPowerAverageWindowNs(unsigned int architecture, std::string_view name);
+std::int64_t DefaultCounterUpdatePeriodNs(unsigned int architecture);
+// Power settling after a limit change: the field notes give no figure. 100 ms
+// (one default power-sensor update period) is a plausible order for the
+// board's power controller; scenarios override it with power_settle_ms.
+inline constexpr std::int64_t kDefaultPowerSettleNs = 100'000'000;
+// True for names of GA100 products: "A100", "A800" and "A30" as whole words
+// (e.g. "NVIDIA A100-SXM4-40GB"; "RTX A3000" is not GA100).
+bool IsGa100Name(std::string_view name);
 
 // One fault rule. A call matches when its function is `function` (or, for
 // nullopt, is any nvmlDevice* function) and, if `gpu` is set and the call
 // addresses a GPU, that GPU is `gpu`.
+//
+// A firing rule acts in this order: it waits `latency_ns` (wall time), then,
+// if `hang`, blocks until the test releases hung calls
+// (zeusEmulatorReleaseHungCalls), then returns `return_code`, or, if that is
+// NVML_SUCCESS (a pure latency/hang rule), lets the call do its work.
 struct FaultSpec {
   std::optional<ApiFunction> function;  // nullopt: "*"
   std::optional<int> gpu;
-  nvmlReturn_t return_code = NVML_ERROR_UNKNOWN;  // never NVML_SUCCESS
+  // NVML_SUCCESS only for a rule with a latency or a hang.
+  nvmlReturn_t return_code = NVML_ERROR_UNKNOWN;
+  std::int64_t latency_ns = 0;  // >= 0, wall time
+  bool hang = false;
   std::uint64_t after_calls = 0;                  // the first after_calls matching calls pass
   double probability = 1.0;                       // in [0, 1]
   std::uint64_t seed = 0;

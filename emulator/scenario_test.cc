@@ -77,16 +77,23 @@ TEST(EmulatorParseScenarioTest, MinimalScenarioGetsDefaults) {
   EXPECT_FALSE(g.graphics_clocks_mhz.empty());
   EXPECT_TRUE(std::is_sorted(g.graphics_clocks_mhz.rbegin(), g.graphics_clocks_mhz.rend()));
   EXPECT_EQ(g.power_update_period_ns, 100 * kMs);
-  EXPECT_EQ(g.power_average_window_ns, 100 * kMs);  // pre-Ampere: one period
+  EXPECT_EQ(g.power_average_window_ns, 0);            // pre-Ampere: instantaneous (field-notes.md)
+  EXPECT_EQ(g.counter_update_period_ns, 100 * kMs);   // field-notes.md: about every 100 ms
+  EXPECT_EQ(g.power_settle_ns, 100 * kMs);
+  EXPECT_TRUE(g.instant_power_supported && g.average_power_supported && g.memory_power_supported &&
+              g.temperature_supported);
 }
 
 TEST(EmulatorParseScenarioTest, DefaultsDifferPerGpu) {
-  const std::string ampere = R"({"name": "A100", "architecture": "Ampere", "min_power_limit_w": 100,
+  const std::string ampere = R"({"name": "NVIDIA A40", "architecture": "Ampere", "min_power_limit_w": 100,
       "max_power_limit_w": 400, "default_power_limit_w": 400, "energy_counter": true, "power_w": 300})";
-  const Scenario s = ParseOk(WithGpus(Gpu() + "," + ampere));
-  ASSERT_EQ(s.gpus.size(), 2u);
+  const std::string ga100 = R"({"name": "NVIDIA A100-SXM4-40GB", "architecture": "ampere", "min_power_limit_w": 100,
+      "max_power_limit_w": 400, "default_power_limit_w": 400, "energy_counter": true, "power_w": 300})";
+  const Scenario s = ParseOk(WithGpus(Gpu() + "," + ampere + "," + ga100));
+  ASSERT_EQ(s.gpus.size(), 3u);
   EXPECT_EQ(s.gpus[1].architecture, static_cast<unsigned int>(NVML_DEVICE_ARCH_AMPERE));
-  EXPECT_EQ(s.gpus[1].power_average_window_ns, 1000 * kMs);
+  EXPECT_EQ(s.gpus[1].power_average_window_ns, 1000 * kMs);  // Ampere except GA100: 1 s average
+  EXPECT_EQ(s.gpus[2].power_average_window_ns, 0);           // GA100: instantaneous
   EXPECT_EQ(s.gpus[1].pci_bus_id, "00000000:02:00.0");
   EXPECT_NE(s.gpus[0].uuid, s.gpus[1].uuid);
   // Deterministic: the same scenario gives the same UUIDs.
@@ -284,6 +291,49 @@ TEST(EmulatorParseScenarioErrorTest, FaultRules) {
   EXPECT_EQ(fault_error(R"({"function": "*", "return": 1, "probability": 1.5})"),
             "faults[0].probability: must be between 0 and 1, got 1.5");
   EXPECT_EQ(fault_error(R"({"return": 1})"), R"(faults[0]: missing required key "function")");
+}
+
+TEST(EmulatorParseScenarioTest, CounterPeriodSettlingAndUnsupportedQueries) {
+  const Scenario s = ParseOk(WithGpus(Gpu(R"(, "counter_update_period_ms": 20, "power_settle_ms": 250,
+                                             "unsupported": ["instant_power", "temperature"])") +
+                                          "," + Gpu(),
+                                      R"("counter_update_period_ms": 0, "power_settle_ms": 0, )"));
+  EXPECT_EQ(s.gpus[0].counter_update_period_ns, 20 * kMs);
+  EXPECT_EQ(s.gpus[0].power_settle_ns, 250 * kMs);
+  EXPECT_FALSE(s.gpus[0].instant_power_supported);
+  EXPECT_TRUE(s.gpus[0].average_power_supported);
+  EXPECT_TRUE(s.gpus[0].memory_power_supported);
+  EXPECT_FALSE(s.gpus[0].temperature_supported);
+  EXPECT_EQ(s.gpus[1].counter_update_period_ns, 0);  // top-level defaults
+  EXPECT_EQ(s.gpus[1].power_settle_ns, 0);
+  EXPECT_EQ(ParseError(WithGpus(Gpu(R"(, "unsupported": ["energy"])"))),
+            R"(gpus[0].unsupported[0]: unknown query "energy"; expected one of instant_power, average_power, )"
+            R"(memory_power, temperature)");
+  EXPECT_EQ(ParseError(WithGpus(Gpu(R"(, "power_settle_ms": -1)"))),
+            "gpus[0].power_settle_ms: must be between 0 and 60000 ms, got -1");
+}
+
+TEST(EmulatorParseScenarioTest, LatencyAndHangFaults) {
+  const Scenario s = ParseOk(WithGpus(Gpu(), R"("faults": [
+      {"function": "nvmlDeviceGetPowerUsage", "latency_ms": 25},
+      {"function": "*", "gpu": 0, "hang": true, "after_calls": 2},
+      {"function": "*", "hang": true, "return": "TIMEOUT"}], )"));
+  ASSERT_EQ(s.faults.size(), 3u);
+  EXPECT_EQ(s.faults[0].latency_ns, 25 * kMs);
+  EXPECT_EQ(s.faults[0].return_code, NVML_SUCCESS);  // slow, then works
+  EXPECT_FALSE(s.faults[0].hang);
+  EXPECT_TRUE(s.faults[1].hang);
+  EXPECT_EQ(s.faults[1].after_calls, 2u);
+  EXPECT_EQ(s.faults[1].return_code, NVML_SUCCESS);
+  EXPECT_EQ(s.faults[2].return_code, NVML_ERROR_TIMEOUT);
+  auto fault_error = [](const std::string& fault) {
+    return ParseError(WithGpus(Gpu(), R"("faults": [)" + fault + "], "));
+  };
+  EXPECT_EQ(fault_error(R"({"function": "*", "hang": false})"), R"(faults[0]: missing required key "return")");
+  EXPECT_EQ(fault_error(R"({"function": "*", "latency_ms": 0})"), R"(faults[0]: missing required key "return")");
+  EXPECT_EQ(fault_error(R"({"function": "*", "latency_ms": -5, "return": 1})"),
+            "faults[0].latency_ms: must be between 0 and 600000 ms, got -5");
+  EXPECT_EQ(fault_error(R"({"function": "*", "hang": 1})"), "faults[0].hang: expected true or false, got 1");
 }
 
 TEST(EmulatorParseScenarioTest, ReturnCodesAcceptPrefixAndCase) {

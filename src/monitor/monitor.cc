@@ -143,7 +143,11 @@ struct Monitor::Impl {
                                       i, *begin.counter_mj, *end.counter_mj)));
       }
       m.energy_j = static_cast<double>(*end.counter_mj - *begin.counter_mj) / 1000.0;
-      if (duration < options.counter_update_period) {
+      // A counter that did not move in a non-empty window has not ticked in
+      // it (its update period can exceed counter_update_period): never a
+      // certain 0.
+      const bool unmoved = m.energy_j == 0.0 && duration > nanoseconds(0);
+      if (duration < options.counter_update_period || unmoved) {
         m.uncertain = true;
         if (m.energy_j == 0.0) {
           // The counter has not ticked: estimate from the instant power.

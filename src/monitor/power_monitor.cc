@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <deque>
 #include <fstream>
 #include <mutex>
 #include <stop_token>
@@ -36,7 +37,11 @@ struct Device {
   Device(device::Gpu* g, std::size_t i, std::size_t capacity) : gpu(g), index(i), samples(capacity) {}
   device::Gpu* gpu;
   std::size_t index;
-  bool use_instant_field = true;
+  // Held while this GPU is being read: by its sampling thread, or by a
+  // SampleOnce caller that found it free.
+  std::mutex sample_mu;
+  bool use_instant_field = true;               // guarded by sample_mu
+  std::optional<nanoseconds> last_slow;        // guarded by sample_mu
   RingBuffer<Stored> samples;
   // Running integral (independent of the buffer).
   double cumulative_j = 0.0;
@@ -58,13 +63,14 @@ struct PowerMonitor::Impl {
   const Clock* clock = nullptr;
   std::vector<std::size_t> indices;
   nanoseconds start{0};
-  std::optional<nanoseconds> last_slow;  // touched only by SampleOnce's caller chain under sample_mu
-  std::mutex sample_mu;                  // serialises SampleOnce
-  mutable std::mutex mu;                 // guards devices' data
-  std::vector<Device> devices;
+  mutable std::mutex mu;  // guards devices' data (not sample_mu's fields)
+  // A deque: Device holds a mutex and must not move.
+  std::deque<Device> devices;
   std::mutex wake_mu;
   std::condition_variable_any wake;
-  std::jthread thread;
+  // One sampling thread per GPU, so that a slow or hung driver call on one
+  // GPU does not stop the others' timelines.
+  std::vector<std::jthread> threads;
 
   const Device* Find(std::size_t gpu) const {
     for (const Device& d : devices) {
@@ -96,7 +102,11 @@ struct PowerMonitor::Impl {
     return s.cumulative_j + s.power_w * Seconds(t - s.sample.time);
   }
 
-  void Loop(std::stop_token stop) {
+  // Reads `d` once and stores the sample. If another thread is reading `d`
+  // now, waits for it when `wait`, else returns without sampling.
+  void SampleDevice(Device& d, bool wait);
+
+  void Loop(Device& d, std::stop_token stop) {
     const nanoseconds period = options.interval;
     nanoseconds next = clock->Now() + period;
     if (period <= kShortPeriod) {
@@ -108,7 +118,7 @@ struct PowerMonitor::Impl {
           std::this_thread::sleep_for(next - now);
           continue;
         }
-        owner->SampleOnce();
+        SampleDevice(d, /*wait=*/true);
         next += period;
         if (const nanoseconds after = clock->Now(); after > next + period) next = after + period;
       }
@@ -122,15 +132,13 @@ struct PowerMonitor::Impl {
         continue;
       }
       lock.unlock();
-      owner->SampleOnce();
+      SampleDevice(d, /*wait=*/true);
       lock.lock();
       next += period;
       // After a stall, skip the missed ticks rather than bursting.
       if (const nanoseconds after = clock->Now(); after > next + period) next = after + period;
     }
   }
-
-  PowerMonitor* owner = nullptr;
 };
 
 PowerMonitor::PowerMonitor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -161,31 +169,38 @@ Result<std::unique_ptr<PowerMonitor>> PowerMonitor::Create(const device::GpuSet&
   impl->indices = std::move(gpu_indices);
   impl->start = impl->clock->Now();
   std::unique_ptr<PowerMonitor> monitor(new PowerMonitor(std::move(impl)));
-  monitor->impl_->owner = monitor.get();
   monitor->SampleOnce();
   if (options.start_thread) {
     Impl* raw = monitor->impl_.get();
-    raw->thread = std::jthread([raw](std::stop_token stop) { raw->Loop(stop); });
+    for (Device& d : raw->devices) {
+      raw->threads.emplace_back([raw, &d](std::stop_token stop) { raw->Loop(d, stop); });
+    }
   }
   return monitor;
 }
 
 PowerMonitor::~PowerMonitor() {
-  if (impl_->thread.joinable()) {
-    impl_->thread.request_stop();
-    impl_->wake.notify_all();
-    impl_->thread.join();
-  }
+  for (std::jthread& thread : impl_->threads) thread.request_stop();
+  impl_->wake.notify_all();
+  for (std::jthread& thread : impl_->threads) thread.join();
 }
 
 void PowerMonitor::SampleOnce() {
-  std::lock_guard sample_lock(impl_->sample_mu);
-  const nanoseconds now = impl_->clock->Now();
-  const bool slow = !impl_->last_slow || now - *impl_->last_slow >= impl_->options.slow_interval;
-  if (slow) impl_->last_slow = now;
+  for (Device& d : impl_->devices) impl_->SampleDevice(d, /*wait=*/false);
+}
 
-  for (Device& d : impl_->devices) {
-    // Device reads happen outside the data lock; only this thread writes.
+void PowerMonitor::Impl::SampleDevice(Device& d, bool wait) {
+  std::unique_lock sample_lock(d.sample_mu, std::defer_lock);
+  if (wait) {
+    sample_lock.lock();
+  } else if (!sample_lock.try_lock()) {
+    return;  // being read by another thread, perhaps in a slow call: do not wait for it
+  }
+  const nanoseconds now = clock->Now();
+  const bool slow = !d.last_slow || now - *d.last_slow >= options.slow_interval;
+  if (slow) d.last_slow = now;
+  {
+    // Device reads happen outside the data lock.
     PowerSample sample;
     sample.time = now;
     std::optional<Error> error;
@@ -200,18 +215,18 @@ void PowerMonitor::SampleOnce() {
       error = instant.error();
     }
     if (slow) {
-      if (impl_->options.sample_average_power) {
+      if (options.sample_average_power) {
         if (auto avg = d.gpu->AveragePowerMw()) sample.average_mw = *avg;
       }
-      if (impl_->options.sample_memory_power) {
+      if (options.sample_memory_power) {
         if (auto mem = d.gpu->MemoryPowerMw()) sample.memory_mw = *mem;
       }
-      if (impl_->options.sample_temperature) {
+      if (options.sample_temperature) {
         if (auto temp = d.gpu->TemperatureC()) sample.temperature_c = *temp;
       }
     }
 
-    std::lock_guard lock(impl_->mu);
+    std::lock_guard lock(mu);
     if (d.last_time) d.cumulative_j += d.last_power_w * Seconds(now - *d.last_time);
     d.last_time = now;
     if (sample.instant_mw) {

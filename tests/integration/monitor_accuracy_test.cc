@@ -115,12 +115,24 @@ TEST_F(MonitorAccuracyTest, PowerLimitChangeMidWindowIsFollowed) {
   Run(milliseconds(1000));
   auto m = monitor_->EndWindow("limit");
   ASSERT_TRUE(m);
-  EXPECT_NEAR(m->gpus[0].energy_j, 400.0, 400.0 * 0.005);
-  EXPECT_NEAR(m->gpus[1].energy_j, 350.0, 350.0 * 0.01);
+  // The new limit settles over the default 100 ms, in ten 10 ms steps at the
+  // straight ramp's mid-step values. The Volta's cap goes 300 -> 150 W
+  // (292.5, 277.5, ..., 157.5 W) and it draws min(250 W, cap):
+  // 250 J + 10 ms x (3 x 250 + 247.5 + 232.5 + 217.5 + 202.5 + 187.5 + 172.5
+  // + 157.5) W = 21.675 J + 150 W x 0.9 s = 406.675 J. The Pascal's cap goes
+  // 250 -> 150 W (245, 235, ..., 155 W) and it draws min(200 W, cap):
+  // 200 J + 10 ms x (5 x 200 + 195 + 185 + 175 + 165 + 155) W = 18.75 J + 135 J
+  // = 353.75 J.
+  EXPECT_NEAR(m->gpus[0].energy_j, 406.675, 406.675 * 0.005);
+  EXPECT_NEAR(m->gpus[1].energy_j, 353.75, 353.75 * 0.01);
 }
 
+// The Volta's counter advances every 100 ms, as on hardware, so a 5 ms window
+// starting at an update reads the same counter value at both ends. The
+// Monitor must not report that 0: it estimates 150 W x 5 ms = 0.75 J from the
+// instant power and says the figure is uncertain.
 TEST_F(MonitorAccuracyTest, WindowShorterThanTheUpdatePeriodIsNeverASilentZero) {
-  Open({{"gpus", {Volta({{"power_w", 150}}), Pascal({{"power_w", 90}})}}});
+  Open({{"gpus", {Volta({{"power_w", 150}, {"counter_update_period_ms", 100}}), Pascal({{"power_w", 90}})}}});
   Run(milliseconds(500));
   ASSERT_TRUE(monitor_->BeginWindow("short"));
   clock_->SleepFor(milliseconds(5));
@@ -130,8 +142,25 @@ TEST_F(MonitorAccuracyTest, WindowShorterThanTheUpdatePeriodIsNeverASilentZero) 
     EXPECT_TRUE(g.uncertain) << g.index;
     EXPECT_GT(g.energy_j, 0.0) << g.index;
   }
-  EXPECT_NEAR(m->gpus[0].energy_j, 0.75, 0.01);
+  EXPECT_EQ(m->gpus[0].source, monitor::EnergySource::kInstantEstimate);  // the counter did not move
+  EXPECT_NEAR(m->gpus[0].energy_j, 0.75, 1e-9);
   EXPECT_NEAR(m->gpus[1].energy_j, 0.45, 1e-9);
+}
+
+// A window longer than the Monitor's assumed period (100 ms) but shorter than
+// this GPU's (200 ms), placed between two updates (0.4 s and 0.6 s): the
+// counter does not move, and that is still no certain 0.
+// 150 W x 0.15 s = 22.5 J.
+TEST_F(MonitorAccuracyTest, CounterThatDidNotMoveIsNeverACertainZero) {
+  Open({{"gpus", {Volta({{"power_w", 150}, {"counter_update_period_ms", 200}})}}}, milliseconds(10));
+  Run(milliseconds(420));
+  ASSERT_TRUE(monitor_->BeginWindow("between updates"));
+  Run(milliseconds(150));
+  auto m = monitor_->EndWindow("between updates");
+  ASSERT_TRUE(m);
+  EXPECT_TRUE(m->gpus[0].uncertain);
+  EXPECT_EQ(m->gpus[0].source, monitor::EnergySource::kInstantEstimate);
+  EXPECT_NEAR(m->gpus[0].energy_j, 22.5, 1e-9);
 }
 
 TEST_F(MonitorAccuracyTest, CounterResetMidWindowIsAnErrorForThatGpuOnly) {

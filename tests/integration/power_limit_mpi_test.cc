@@ -75,7 +75,14 @@ TEST(PowerLimitMpiTest, BothRanksChooseTheOptimumOfTheWholeJob) {
   ASSERT_EQ(expected_w, 200);
 
   testing::TempDir tmp;
-  json scenario = {{"clock", "manual"}, {"state_file", tmp.File("state")}, {"gpus", {Gpu(kGpu0), Gpu(kGpu1)}}};
+  // Limits apply at once (no settling ramp) and the energy counters move
+  // continuously, so each profiling window's energy is the curve's power x
+  // time exactly.
+  json scenario = {{"clock", "manual"},
+                   {"state_file", tmp.File("state")},
+                   {"power_settle_ms", 0},
+                   {"counter_update_period_ms", 0},
+                   {"gpus", {Gpu(kGpu0), Gpu(kGpu1)}}};
   const std::string config = tmp.Write("scenario.json", scenario.dump());
   std::vector<std::string> argv = {"/usr/bin/timeout", "300", ZEUS_TEST_MPIEXEC};
   if (geteuid() == 0) argv.push_back("--allow-run-as-root");

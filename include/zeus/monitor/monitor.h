@@ -16,8 +16,9 @@
 //     this Monitor samples power and the window integrates it
 //     (hold-last-value, clipped at the window's edges).
 // A window shorter than the counter's update period may see the counter not
-// move; then the energy is estimated as instant power x duration and marked
-// `uncertain` (never a silent 0). A counter that goes backwards (driver
+// move; then (and whenever the counter did not move in a non-empty window)
+// the energy is estimated as instant power x duration and marked `uncertain`
+// (never a silent 0). A counter that goes backwards (driver
 // reload) or a GPU that fails mid-window gives an error for that GPU only;
 // the other devices' results are kept.
 //

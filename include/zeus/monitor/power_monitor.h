@@ -1,8 +1,9 @@
 // Copyright 2026 The Zeus C++ Authors.
 //
-// PowerMonitor: one background thread that samples power (and temperature)
-// of a set of GPUs at a fixed rate into bounded ring buffers, and integrates
-// energy from those samples.
+// PowerMonitor: background threads, one per GPU, that sample power (and
+// temperature) of a set of GPUs at a fixed rate into bounded ring buffers, and
+// integrate energy from those samples. A slow or hung driver call on one GPU
+// delays only that GPU's timeline.
 //
 // Sampling. Each tick reads every monitored GPU's instant power (the NVML
 // instant-power field, or the driver's power reading where the field is not
@@ -90,11 +91,13 @@ class PowerMonitor {
   static Result<std::unique_ptr<PowerMonitor>> Create(const device::GpuSet& gpus,
                                                       std::vector<std::size_t> gpu_indices = {},
                                                       PowerMonitorOptions options = {});
-  ~PowerMonitor();  // stops and joins the sampling thread
+  ~PowerMonitor();  // stops and joins the sampling threads
   PowerMonitor(const PowerMonitor&) = delete;
   PowerMonitor& operator=(const PowerMonitor&) = delete;
 
-  // Reads every monitored GPU once (the sampling thread calls this).
+  // Reads every monitored GPU once. A GPU that another thread is reading at
+  // this moment (its sampling thread, perhaps in a slow or hung driver call)
+  // is skipped, so the caller never waits for another thread's call.
   void SampleOnce();
 
   const std::vector<std::size_t>& gpu_indices() const;

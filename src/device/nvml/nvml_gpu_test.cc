@@ -95,7 +95,7 @@ TEST_F(NvmlGpuTest, QueriesMatchTheScenario) {
 }
 
 TEST_F(NvmlGpuTest, EnergyAndPowerFollowTheLimit) {
-  UseScenario({{"gpus", {V100(180.0)}}});
+  UseScenario({{"power_settle_ms", 0}, {"gpus", {V100(180.0)}}});  // a new limit applies at once
   auto gpus = Open(Options());
   ASSERT_TRUE(gpus);
   Gpu& g = gpus->gpu(0);
