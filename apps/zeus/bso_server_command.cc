@@ -4,10 +4,14 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -32,7 +36,51 @@ struct Flags {
   int shutdown_grace_ms = -1;
   std::string ready_file;
   std::int64_t exploration_timeout_s = -1;
+  int max_connections = 0;
+  int max_requests_in_flight = 0;
 };
+
+// The ready file's directory must exist and be writable, and the path must
+// not be a directory, before the server starts (afterwards a failure would
+// leave a script waiting for ever).
+Status CheckReadyFile(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path file(path);
+  fs::path dir = file.parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("--ready-file {}: the directory {} does not exist; create it first", path, dir.string()));
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("--ready-file {}: cannot write in the directory {}: {}", path, dir.string(),
+                            std::strerror(errno)));
+  }
+  if (fs::is_directory(file, ec)) {
+    return Fail(ErrorCode::kInvalidArgument, fmt::format("--ready-file {}: is a directory; name a file", path));
+  }
+  return OkStatus();
+}
+
+// Writes url to path atomically (a temporary file, then rename).
+Status WriteReadyFile(const std::string& path, const std::string& url) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << url << "\n";
+    out.flush();
+    if (!out) {
+      return Fail(ErrorCode::kIoError, fmt::format("--ready-file {}: cannot write {}: {}", path, tmp, std::strerror(errno)));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    return Fail(ErrorCode::kIoError, fmt::format("--ready-file {}: cannot rename {} to it: {}", path, tmp,
+                                                 std::strerror(errno)));
+  }
+  return OkStatus();
+}
 
 // One JSON log line in the server's format: {"ts":...,"level":"info",<fields>}.
 void LogLine(std::string_view fields) {
@@ -56,6 +104,19 @@ int RunBsoServer(const Flags& flags) {
   if (flags.request_timeout_ms > 0) options.request_timeout = std::chrono::milliseconds(flags.request_timeout_ms);
   if (flags.shutdown_grace_ms >= 0) options.shutdown_grace = std::chrono::milliseconds(flags.shutdown_grace_ms);
   if (flags.exploration_timeout_s >= 0) options.exploration_timeout = std::chrono::seconds(flags.exploration_timeout_s);
+  if (flags.max_connections > 0) options.max_connections = flags.max_connections;
+  if (flags.max_requests_in_flight > 0) options.max_requests_in_flight = flags.max_requests_in_flight;
+  // Before anything slow: a bad value fails at once, naming the range.
+  if (Status s = bso::ValidateServerOptions(options); !s) {
+    std::fprintf(stderr, "error: %s\n", s.error().message().c_str());
+    return ExitCodeFor(s.error().code());
+  }
+  if (!flags.ready_file.empty()) {
+    if (Status s = CheckReadyFile(flags.ready_file); !s) {
+      std::fprintf(stderr, "error: %s\n", s.error().message().c_str());
+      return ExitCodeFor(s.error().code());
+    }
+  }
 
   // SIGINT and SIGTERM are taken by sigwait below: block them before any
   // server thread starts so that every thread inherits the mask.
@@ -71,12 +132,12 @@ int RunBsoServer(const Flags& flags) {
     return ExitCodeFor(server.error().code());
   }
   if (!flags.ready_file.empty()) {
-    const std::string tmp = flags.ready_file + ".tmp";
-    {
-      std::ofstream out(tmp);
-      out << (*server)->url() << "\n";
+    if (Status s = WriteReadyFile(flags.ready_file, (*server)->url()); !s) {
+      std::fprintf(stderr, "error: %s\n", s.error().message().c_str());
+      (*server)->Shutdown();
+      (*server)->Wait();
+      return 1;
     }
-    std::rename(tmp.c_str(), flags.ready_file.c_str());
   }
   int signal_number = 0;
   sigwait(&signals, &signal_number);
@@ -98,8 +159,20 @@ void RegisterBsoServerCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--database", flags->database,
                   "sqlite:///relative.db, sqlite:////absolute.db or postgresql://user@host:port/db "
                   "(default sqlite:///zeus_bso.db; env ZEUS_BSO_DATABASE_URL)");
-  cmd->add_option("--threads", flags->threads, "HTTP worker threads, 0 = 4 per core, at least 8 (env ZEUS_BSO_THREADS)")
+  cmd->add_option("--threads", flags->threads,
+                  fmt::format("HTTP worker threads, 1 to {}; 0 = 4 per core, at least 8 (env ZEUS_BSO_THREADS)",
+                              bso::kMaxWorkerThreads))
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-connections", flags->max_connections,
+                  fmt::format("Open connections at most (1 to {}, default 512; env ZEUS_BSO_MAX_CONNECTIONS); past it "
+                              "a connection gets 503 with Retry-After. Keep it below ulimit -n",
+                              bso::kMaxConnectionsCap))
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-requests-in-flight", flags->max_requests_in_flight,
+                  fmt::format("Requests being read, handled or answered at most (1 to {}, default 128; env "
+                              "ZEUS_BSO_MAX_REQUESTS_IN_FLIGHT); past it 503 with Retry-After",
+                              bso::kMaxConnectionsCap))
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--log-level", flags->log_level, "trace, debug, info, warn, error or off (env ZEUS_BSO_LOG_LEVEL)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
   cmd->add_flag("--no-access-log", flags->no_access_log, "Do not log one line per request (env ZEUS_BSO_ACCESS_LOG)");
@@ -112,11 +185,13 @@ void RegisterBsoServerCommand(CLI::App& app, int* exit_code) {
                   "On SIGTERM, in-flight requests get this long to finish (default 10000)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--exploration-timeout", flags->exploration_timeout_s,
-                  "Seconds after which an unreported exploration counts as failed, so that pruning goes on without "
-                  "a client that died; set it above your longest training run (default 0 = never; env "
+                  "Seconds without a report (clients report every epoch) after which an exploration counts as "
+                  "failed, so that pruning goes on without a client that died (SIGKILL, OOM killer); set it above "
+                  "your longest epoch plus evaluation (default 21600 = 6 h; 0 = never; env "
                   "ZEUS_BSO_EXPLORATION_TIMEOUT)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--ready-file", flags->ready_file, "Write the server's URL to this file once it listens");
+  cmd->add_option("--ready-file", flags->ready_file,
+                  "Write the server's URL to this file once it listens (its directory must exist and be writable)");
   cmd->footer(
       "The REST API is the original Zeus batch-size server's: POST /jobs, GET /jobs/batch_size?job_id=,\n"
       "POST /report, PATCH /trials, DELETE /jobs?job_id=, plus GET /healthz. Logs are JSON lines on\n"

@@ -47,7 +47,13 @@ class BsoClientImpl : public BsoClient {
     Parsed<JobSpec> valid = ValidateJobSpec(spec);
     if (!valid) return Fail(ErrorCode::kInvalidArgument, "invalid job spec: " + valid.error().Summary());
     Result<HttpResponse> r = Call("POST", "/jobs", ToJson(*valid), spec.job_id.has_value());
-    if (!r) return Fail(r.error());
+    if (!r) {
+      // This endpoint's 409 means that the job id is taken.
+      if (r.error().native_space() == NativeSpace::kHttp && r.error().native_code() == 409) {
+        return Fail(Error(ErrorCode::kAlreadyExists, r.error().message(), NativeSpace::kHttp, 409));
+      }
+      return Fail(r.error());
+    }
     Parsed<JobSpec> job = ParseJobSpec(r->body);
     if (!job) return Fail(BadAnswer("POST /jobs", job.error().Summary()));
     return *job;
@@ -119,7 +125,9 @@ class BsoClientImpl : public BsoClient {
       if (r->status >= 200 && r->status < 300) return r;
       last = Error(ErrorCodeForHttpStatus(r->status), fmt::format("{}: {} (HTTP {})", what, ServerMessage(*r), r->status),
                    NativeSpace::kHttp, r->status);
-      if (r->status == 503) continue;
+      // 503 and 504: the server committed nothing (busy, a database
+      // unavailable, a conflict or a statement timed out); try again.
+      if (r->status == 503 || r->status == 504) continue;
       return Fail(*last);
     }
     return Fail(last->WithContext(fmt::format("gave up after {} attempts", options_.max_attempts)));
@@ -137,9 +145,11 @@ ErrorCode ErrorCodeForHttpStatus(int status) {
   switch (status) {
     case 400:
     case 422: return ErrorCode::kInvalidArgument;
+    case 403: return ErrorCode::kPermissionDenied;
     case 404: return ErrorCode::kNotFound;
-    case 409: return ErrorCode::kAlreadyExists;
+    case 409: return ErrorCode::kFailedPrecondition;
     case 503: return ErrorCode::kUnavailable;
+    case 504: return ErrorCode::kTimeout;
     default: break;
   }
   return status >= 500 ? ErrorCode::kInternal : ErrorCode::kInvalidArgument;

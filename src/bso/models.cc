@@ -299,7 +299,10 @@ Parsed<TrainingResult> ParseTrainingResult(std::string_view text) {
     t.metric = *v;
     if (!std::isfinite(t.metric)) r.Error("metric", "metric must be finite");
   }
-  if (auto v = r.Integer<int>("current_epoch", true)) t.current_epoch = *v;
+  if (auto v = r.Integer<int>("current_epoch", true)) {
+    t.current_epoch = *v;
+    if (t.current_epoch < 0) r.Error("current_epoch", "current_epoch must be >= 0");
+  }
   if (auto v = r.Bool("finished", false)) t.finished = *v;
   return Finish(std::move(t), std::move(errors));
 }

@@ -44,6 +44,15 @@ std::string PercentDecode(std::string_view in) {
   return out;
 }
 
+// A GET route also answers HEAD (the HTTP layer drops the body).
+bool IsGet(std::string_view method) { return method == "GET" || method == "HEAD"; }
+
+HttpResponse MethodNotAllowed(std::string_view method, std::string_view path, std::string_view allow) {
+  HttpResponse r = Json(405, MessageJson(fmt::format("Method Not Allowed: {} {}; allowed: {}", method, path, allow)));
+  r.headers.emplace_back("Allow", std::string(allow));
+  return r;
+}
+
 HttpResponse Route(BsoService& service, const HttpRequest& request) {
   const std::string_view target = request.target;
   const std::string_view path = target.substr(0, target.find('?'));
@@ -63,15 +72,19 @@ HttpResponse Route(BsoService& service, const HttpRequest& request) {
       if (Status s = service.DeleteJob(*job_id); !s) return ErrorResponse(s.error());
       return Json(200, "null");
     }
-  } else if (path == "/jobs/batch_size") {
-    if (method == "GET") {
+    return MethodNotAllowed(method, path, "POST, DELETE");
+  }
+  if (path == "/jobs/batch_size") {
+    if (IsGet(method)) {
       std::optional<std::string> job_id = QueryParam(target, "job_id");
       if (!job_id) return MissingQuery("job_id");
       Result<TrialId> r = service.NextBatchSize(*job_id);
       if (!r) return ErrorResponse(r.error());
       return Json(200, ToJson(*r));
     }
-  } else if (path == "/report") {
+    return MethodNotAllowed(method, path, "GET, HEAD");
+  }
+  if (path == "/report") {
     if (method == "POST") {
       Parsed<TrainingResult> result = ParseTrainingResult(request.body);
       if (!result) return Invalid(result.error());
@@ -79,24 +92,27 @@ HttpResponse Route(BsoService& service, const HttpRequest& request) {
       if (!r) return ErrorResponse(r.error());
       return Json(200, ToJson(*r));
     }
-  } else if (path == "/trials") {
+    return MethodNotAllowed(method, path, "POST");
+  }
+  if (path == "/trials") {
     if (method == "PATCH") {
       Parsed<TrialId> trial = ParseTrialId(request.body);
       if (!trial) return Invalid(trial.error());
       if (Status s = service.EndTrial(*trial); !s) return ErrorResponse(s.error());
       return Json(200, "null");
     }
-  } else if (path == "/healthz") {
-    if (method == "GET") {
+    return MethodNotAllowed(method, path, "PATCH");
+  }
+  if (path == "/healthz") {
+    if (IsGet(method)) {
       if (Status s = service.Health(); !s) {
         return Json(503, MessageJson(fmt::format("database unavailable: {}", s.error().message())));
       }
       return Json(200, R"({"status":"ok"})");
     }
-  } else {
-    return Json(404, MessageJson(fmt::format("Not Found: no route {}", path)));
+    return MethodNotAllowed(method, path, "GET, HEAD");
   }
-  return Json(405, MessageJson(fmt::format("Method Not Allowed: {} {}", method, path)));
+  return Json(404, MessageJson(fmt::format("Not Found: no route {}", path)));
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 
 #include "bso/router.h"
 
+#include <tuple>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -128,6 +130,8 @@ TEST_F(RouterTest, BadRequestTable) {
       {"POST", "/report", R"({"job_id": "mnist-1"})", 422, "batch_size: field required"},
       {"POST", "/report", R"({"job_id": "mnist-1", "batch_size": 64, "trial_number": 1, "time": -1, "energy": 1,
                               "metric": 1, "current_epoch": 1})", 422, "time must be finite and >= 0"},
+      {"POST", "/report", R"({"job_id": "mnist-1", "batch_size": 64, "trial_number": 1, "time": 1, "energy": 1,
+                              "metric": 1, "current_epoch": -1})", 422, "current_epoch must be >= 0"},
       {"POST", "/report", R"({"job_id": "mnist-1", "batch_size": 64, "trial_number": 7, "time": 1, "energy": 1,
                               "metric": 1, "current_epoch": 1})", 400, "has no trial 7"},
       {"POST", "/report", R"({"job_id": "ghost", "batch_size": 64, "trial_number": 1, "time": 1, "energy": 1,
@@ -151,6 +155,36 @@ TEST_F(RouterTest, BadRequestTable) {
       EXPECT_TRUE(body["detail"].is_array()) << r.body;
     }
   }
+}
+
+TEST_F(RouterTest, MethodNotAllowedNamesTheAllowedMethods) {
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {"PUT", "/jobs", "POST, DELETE"},
+      {"GET", "/jobs", "POST, DELETE"},
+      {"POST", "/jobs/batch_size?job_id=x", "GET, HEAD"},
+      {"GET", "/report", "POST"},
+      {"GET", "/trials", "PATCH"},
+      {"DELETE", "/healthz", "GET, HEAD"},
+  };
+  for (const auto& [method, target, allow] : cases) {
+    HttpResponse r = Send(method, target);
+    EXPECT_EQ(r.status, 405) << method << " " << target;
+    ASSERT_EQ(r.headers.size(), 1u) << method << " " << target;
+    EXPECT_EQ(r.headers[0].first, "Allow");
+    EXPECT_EQ(r.headers[0].second, allow) << method << " " << target;
+  }
+  EXPECT_TRUE(Send("GET", "/nowhere").headers.empty());  // 404 has none
+}
+
+// HEAD is routed as GET (the HTTP layer drops the body, see http_test.cc).
+TEST_F(RouterTest, HeadIsAnsweredWhereGetIs) {
+  HttpResponse health = Send("HEAD", "/healthz");
+  EXPECT_EQ(health.status, 200) << health.body;
+  ASSERT_EQ(Send("POST", "/jobs", kJob).status, 201);
+  HttpResponse trial = Send("HEAD", "/jobs/batch_size?job_id=mnist-1");
+  EXPECT_EQ(trial.status, 200) << trial.body;
+  EXPECT_EQ(Send("HEAD", "/jobs/batch_size").status, 422);
+  EXPECT_EQ(Send("HEAD", "/report").status, 405);
 }
 
 }  // namespace

@@ -70,6 +70,10 @@ CREATE TABLE bso_trial (
 );
 CREATE INDEX bso_trial_by_batch_size ON bso_trial (job_id, batch_size, status, trial_number, time, energy);
 )sql",
+    // 2: the exploration timeout counts from a trial's last report.
+    R"sql(
+ALTER TABLE bso_trial ADD COLUMN last_report_us BIGINT;
+)sql",
 };
 
 // An arbitrary constant naming the migration lock (PostgreSQL advisory lock).

@@ -26,7 +26,7 @@
 namespace zeus::bso {
 
 // The schema version this build writes.
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 // Creates the schema or migrates an older one to kSchemaVersion, in one
 // transaction. Safe to run from several processes at once (PostgreSQL: an

@@ -39,7 +39,30 @@ std::string Fields(const nlohmann::json& fields) {
 }  // namespace
 
 int DefaultWorkerThreads() {
-  return static_cast<int>(std::max(8u, 4 * std::thread::hardware_concurrency()));
+  return std::min(kMaxWorkerThreads, static_cast<int>(std::max(8u, 4 * std::thread::hardware_concurrency())));
+}
+
+Status ValidateServerOptions(const ServerOptions& options) {
+  if (options.threads < 0 || options.threads > kMaxWorkerThreads) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("threads {} is out of range: expected 1 to {} worker threads, or 0 for the default "
+                            "(4 per core, at least 8)",
+                            options.threads, kMaxWorkerThreads));
+  }
+  if (options.max_connections < 1 || options.max_connections > kMaxConnectionsCap) {
+    return Fail(ErrorCode::kInvalidArgument, fmt::format("max connections {} is out of range: expected 1 to {}",
+                                                         options.max_connections, kMaxConnectionsCap));
+  }
+  if (options.max_requests_in_flight < 1 || options.max_requests_in_flight > kMaxConnectionsCap) {
+    return Fail(ErrorCode::kInvalidArgument, fmt::format("max requests in flight {} is out of range: expected 1 to {}",
+                                                         options.max_requests_in_flight, kMaxConnectionsCap));
+  }
+  if (options.exploration_timeout.count() < 0) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("exploration timeout {} s is negative: expected seconds >= 0 (0: never)",
+                            options.exploration_timeout.count()));
+  }
+  return OkStatus();
 }
 
 namespace {
@@ -58,6 +81,8 @@ class BsoServerImpl : public BsoServer {
     http.host = host;
     http.port = port;
     http.threads = options.threads > 0 ? options.threads : DefaultWorkerThreads();
+    http.max_connections = options.max_connections;
+    http.max_requests_in_flight = options.max_requests_in_flight;
     http.max_body_bytes = options.max_body_bytes;
     http.request_timeout = options.request_timeout;
     http.shutdown_grace = options.shutdown_grace;
@@ -129,13 +154,24 @@ Status ApplyServerEnvironment(ServerOptions& options) {
   };
   if (auto v = get("ZEUS_BSO_LISTEN")) options.listen = *v;
   if (auto v = get("ZEUS_BSO_DATABASE_URL")) options.database_url = *v;
-  if (auto v = get("ZEUS_BSO_THREADS")) {
-    int threads = -1;
-    const auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), threads);
-    if (ec != std::errc() || ptr != v->data() + v->size() || threads < 0) {
-      return Fail(ErrorCode::kInvalidArgument, fmt::format("ZEUS_BSO_THREADS='{}': expected an integer >= 0", *v));
+  // An integer variable in [low, high].
+  auto integer = [&](const char* name, int low, int high, int& out) -> Status {
+    const std::optional<std::string> v = get(name);
+    if (!v) return OkStatus();
+    int value = 0;
+    const auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), value);
+    if (ec != std::errc() || ptr != v->data() + v->size() || value < low || value > high) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("{}='{}': expected an integer from {} to {}", name, *v, low, high));
     }
-    options.threads = threads;
+    out = value;
+    return OkStatus();
+  };
+  if (Status s = integer("ZEUS_BSO_THREADS", 0, kMaxWorkerThreads, options.threads); !s) return s;
+  if (Status s = integer("ZEUS_BSO_MAX_CONNECTIONS", 1, kMaxConnectionsCap, options.max_connections); !s) return s;
+  if (Status s = integer("ZEUS_BSO_MAX_REQUESTS_IN_FLIGHT", 1, kMaxConnectionsCap, options.max_requests_in_flight);
+      !s) {
+    return s;
   }
   if (auto v = get("ZEUS_BSO_EXPLORATION_TIMEOUT")) {
     std::int64_t seconds = -1;
@@ -171,6 +207,7 @@ Status ApplyServerEnvironment(ServerOptions& options) {
 }
 
 Result<std::unique_ptr<BsoServer>> BsoServer::Start(const ServerOptions& options) {
+  if (Status s = ValidateServerOptions(options); !s) return Fail(s.error());
   std::string host;
   std::uint16_t port = 0;
   if (Status s = ParseListenAddress(options.listen, host, port); !s) return Fail(s.error());
@@ -189,7 +226,9 @@ Result<std::unique_ptr<BsoServer>> BsoServer::Start(const ServerOptions& options
                        {"url", server->url()},
                        {"database", RedactDatabaseUrl(options.database_url)},
                        {"dialect", dialect == SqlDialect::kPostgres ? "postgresql" : "sqlite"},
-                       {"exploration_timeout_s", options.exploration_timeout.count()}}));
+                       {"exploration_timeout_s", options.exploration_timeout.count()},
+                       {"max_connections", options.max_connections},
+                       {"max_requests_in_flight", options.max_requests_in_flight}}));
   return std::unique_ptr<BsoServer>(std::move(server));
 }
 

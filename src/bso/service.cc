@@ -25,9 +25,13 @@ namespace {
 using optimizer::NumpyRandom;
 using optimizer::NumpyRandomState;
 
-std::int64_t NowUs() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+class SystemWallClockImpl final : public WallClock {
+ public:
+  std::chrono::system_clock::time_point Now() const override { return std::chrono::system_clock::now(); }
+};
+
+std::int64_t MicrosSinceEpoch(std::chrono::system_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
 }
 
 // Error propagation for Result-returning expressions inside the service.
@@ -88,6 +92,9 @@ struct JobRow {
   std::optional<double> min_cost;
   int min_cost_batch_size = 0;
   int next_trial_number = 1;
+  // Not stored: the time of the operation that loaded the row (the
+  // service's WallClock), for the timestamps it writes.
+  std::int64_t now_us = 0;
 };
 
 constexpr std::string_view kJobColumns =
@@ -154,7 +161,7 @@ Result<JobRow> ReadJob(const SqlRow& row) {
 }
 
 constexpr std::string_view kTrialColumns =
-    "job_id, trial_number, batch_size, type, status, start_us, end_us, time, energy, converged";
+    "job_id, trial_number, batch_size, type, status, start_us, end_us, time, energy, converged, last_report_us";
 
 Result<TrialRecord> ReadTrial(const SqlRow& row) {
   TrialRecord t;
@@ -182,6 +189,8 @@ Result<TrialRecord> ReadTrial(const SqlRow& row) {
   t.energy = energy;
   BSO_TRY(converged, row.OptionalInt(9));
   if (converged) t.converged = *converged != 0;
+  BSO_TRY(last_report, row.OptionalInt(10));
+  t.last_report_us = last_report;
   return t;
 }
 
@@ -302,7 +311,7 @@ Status SaveJobState(SqlConnection& c, const JobRow& job) {
 Result<TrialId> CreateTrial(SqlConnection& c, JobRow& job, int batch_size, TrialType type) {
   const int number = job.next_trial_number++;
   const std::vector<SqlValue> params = {*job.spec.job_id, I(number), I(batch_size), std::string(TrialTypeName(type)),
-                                        I(NowUs())};
+                                        I(job.now_us)};
   BSO_TRY(changed, c.Execute("INSERT INTO bso_trial (job_id, trial_number, batch_size, type, status, start_us) "
                              "VALUES ($1, $2, $3, $4, 'Dispatched', $5)",
                              params));
@@ -341,16 +350,18 @@ Result<TrialId> ThompsonTrial(SqlConnection& c, JobRow& job) {
 
 // The pruning decision, replayed from the stored explorations (the explorer
 // is a pure state machine; failed explorations are invisible to it). A
-// dispatched exploration that started before stale_before_us (when set) is
-// marked failed first.
-Result<TrialId> PruningTrial(SqlConnection& c, JobRow& job, std::optional<std::int64_t> stale_before_us) {
+// dispatched exploration last heard of (dispatched or reported) before
+// stale_before_us (when set) is marked failed first, at now_us.
+Result<TrialId> PruningTrial(SqlConnection& c, JobRow& job, std::int64_t now_us,
+                             std::optional<std::int64_t> stale_before_us) {
   BSO_TRY(trials, LoadTrials(c, *job.spec.job_id));
   if (stale_before_us) {
     for (TrialRecord& t : trials) {
-      if (t.type != TrialType::kExploration || t.status != TrialStatus::kDispatched || t.start_us >= *stale_before_us) {
+      if (t.type != TrialType::kExploration || t.status != TrialStatus::kDispatched ||
+          t.last_report_us.value_or(t.start_us) >= *stale_before_us) {
         continue;
       }
-      const std::vector<SqlValue> params = {*job.spec.job_id, I(t.trial_number), I(NowUs())};
+      const std::vector<SqlValue> params = {*job.spec.job_id, I(t.trial_number), I(now_us)};
       BSO_TRY(changed, c.Execute("UPDATE bso_trial SET status = 'Failed', end_us = $3 "
                                  "WHERE job_id = $1 AND trial_number = $2",
                                  params));
@@ -397,6 +408,11 @@ std::string_view TrialStatusName(TrialStatus status) {
   return "Failed";
 }
 
+const WallClock& SystemWallClock() {
+  static const SystemWallClockImpl clock;
+  return clock;
+}
+
 int HttpStatusFor(ErrorCode code) {
   switch (code) {
     case ErrorCode::kOk: return 200;
@@ -406,8 +422,8 @@ int HttpStatusFor(ErrorCode code) {
     case ErrorCode::kAlreadyExists:
     case ErrorCode::kFailedPrecondition: return 409;
     case ErrorCode::kAborted:
-    case ErrorCode::kUnavailable:
-    case ErrorCode::kTimeout: return 503;
+    case ErrorCode::kUnavailable: return 503;
+    case ErrorCode::kTimeout: return 504;
     case ErrorCode::kNotSupported:
     case ErrorCode::kDeviceLost:
     case ErrorCode::kIoError:
@@ -442,10 +458,14 @@ Result<std::unique_ptr<BsoService>> BsoService::Open(const std::string& database
     checkpointer = std::move(started);
   }
   const SqlDialect dialect = connection->dialect();
+  ServiceOptions checked = service;
+  if (checked.wall_clock == nullptr) checked.wall_clock = &SystemWallClock();
   return std::unique_ptr<BsoService>(
-      new BsoService(dialect, service, std::make_unique<TransactionRunner>(database_url, options, std::move(connection)),
+      new BsoService(dialect, checked, std::make_unique<TransactionRunner>(database_url, options, std::move(connection)),
                      std::move(checkpointer)));
 }
+
+std::int64_t BsoService::NowUs() const { return MicrosSinceEpoch(options_.wall_clock->Now()); }
 
 TransactionStats BsoService::stats() const { return runner_->stats(); }
 
@@ -542,12 +562,14 @@ Result<TrialId> BsoService::NextBatchSize(const std::string& job_id) {
   return Transact<TrialId>([&](SqlConnection& c) -> Result<TrialId> {
     BSO_TRY(job, LoadJob(c, job_id, /*lock=*/true));
     if (!job) return Fail(ErrorCode::kInvalidArgument, fmt::format("unknown job_id '{}'; register it with POST /jobs", job_id));
+    const std::int64_t now_us = NowUs();
+    job->now_us = now_us;
     if (job->bandit_stage) return ThompsonTrial(c, *job);
     std::optional<std::int64_t> stale_before_us;
     if (options_.exploration_timeout.count() > 0) {
-      stale_before_us = NowUs() - std::chrono::duration_cast<std::chrono::microseconds>(options_.exploration_timeout).count();
+      stale_before_us = now_us - std::chrono::duration_cast<std::chrono::microseconds>(options_.exploration_timeout).count();
     }
-    return PruningTrial(c, *job, stale_before_us);
+    return PruningTrial(c, *job, now_us, stale_before_us);
   });
 }
 
@@ -583,6 +605,13 @@ Result<ReportResponse> BsoService::Report(const TrainingResult& result) {
     const bool within = optimizer::WithinCostBudget(cost, cost_ub);
     const bool reached = s.higher_is_better_metric ? result.metric >= s.target_metric : result.metric <= s.target_metric;
     if (within && result.current_epoch < s.max_epochs && !reached && !result.finished) {
+      if (trial->type == TrialType::kExploration) {
+        // The client is alive: the exploration timeout counts from here.
+        const std::vector<SqlValue> params = {result.job_id, I(result.trial_number), I(NowUs())};
+        BSO_TRY(touched, c.Execute("UPDATE bso_trial SET last_report_us = $3 WHERE job_id = $1 AND trial_number = $2",
+                                   params));
+        (void)touched;
+      }
       return ReportResponse{false, false, "Stop condition not met, keep training"};
     }
     std::string message;

@@ -56,6 +56,8 @@ struct TrialRecord {
   TrialStatus status = TrialStatus::kDispatched;
   std::int64_t start_us = 0;  // wall clock, microseconds since the Unix epoch
   std::optional<std::int64_t> end_us;
+  // The last report that said "keep training" (the client was alive then).
+  std::optional<std::int64_t> last_report_us;
   std::optional<double> time;
   std::optional<double> energy;
   std::optional<bool> converged;
@@ -82,13 +84,34 @@ struct RegisterResult {
   bool created;  // false: an identical job existed (HTTP 200 rather than 201)
 };
 
+// Wall time, the seam for the service's timestamps (stored in the database
+// and compared across server processes, so not a monotonic Clock).
+// Implementations must be thread-safe.
+class WallClock {
+ public:
+  virtual ~WallClock() = default;
+  virtual std::chrono::system_clock::time_point Now() const = 0;
+};
+
+// std::chrono::system_clock. A static object, never destroyed early.
+const WallClock& SystemWallClock();
+
+// The default of ServiceOptions::exploration_timeout.
+inline constexpr std::chrono::seconds kDefaultExplorationTimeout{6 * 3600};
+
 struct ServiceOptions {
-  // A dispatched exploration with no report for longer than this is marked
-  // failed when the job's next batch size is asked for, so that pruning goes
-  // on without it (a client killed with SIGKILL never reports, and until then
-  // every run of the job gets a Concurrent trial). Zero: never, as the
-  // original. Set it above the longest training run.
-  std::chrono::milliseconds exploration_timeout{0};
+  // A dispatched exploration not heard of for longer than this (no report
+  // since it was dispatched, or since its last "keep training" report) is
+  // marked failed when the job's next batch size is asked for, so that
+  // pruning goes on without it: a client killed with SIGKILL or by the OOM
+  // killer never reports, and until then every run of the job gets a
+  // Concurrent trial. Clients report after every epoch, so the default (6 h)
+  // only needs to exceed one epoch plus its evaluation. Zero: never (the
+  // original's behaviour).
+  std::chrono::milliseconds exploration_timeout = kDefaultExplorationTimeout;
+  // Where timestamps come from; null: SystemWallClock(). Not owned; must
+  // outlive the service.
+  const WallClock* wall_clock = nullptr;
 };
 
 class BsoService {
@@ -143,8 +166,11 @@ class BsoService {
   template <class T, class Fn>
   Result<T> Transact(Fn&& fn);
 
+  // The wall clock's now, microseconds since the Unix epoch.
+  std::int64_t NowUs() const;
+
   SqlDialect dialect_;
-  ServiceOptions options_;
+  ServiceOptions options_;  // wall_clock is set
   // SQLite only. Declared before runner_, so destroyed after it: the last
   // checkpoint follows the last write.
   std::unique_ptr<WalCheckpointer> checkpointer_;
@@ -152,9 +178,12 @@ class BsoService {
 };
 
 // The HTTP status for a service error (one table, tested in
-// service_test.cc): kInvalidArgument 400, kNotFound 404, kAlreadyExists and
-// kFailedPrecondition 409, kAborted, kUnavailable and kTimeout 503,
-// kPermissionDenied 403, anything else 500.
+// service_test.cc, and against the client's ErrorCodeForHttpStatus in
+// client_test.cc): kInvalidArgument 400, kPermissionDenied 403, kNotFound
+// 404, kAlreadyExists and kFailedPrecondition 409 (the original server's
+// status for both), kAborted and kUnavailable 503 (nothing was committed;
+// retry later), kTimeout 504 (a statement was cancelled; nothing was
+// committed), anything else 500.
 int HttpStatusFor(ErrorCode code);
 
 }  // namespace zeus::bso

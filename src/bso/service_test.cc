@@ -6,7 +6,10 @@
 
 #include "bso/service.h"
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <ostream>
 #include <random>
 #include <set>
 #include <thread>
@@ -29,6 +32,12 @@ namespace {
 using ::testing::HasSubstr;
 
 enum class Db { kSqlite, kPostgres };
+
+// Readable parameters: test names .../Sqlite, and "GetParam() = Sqlite".
+std::string DbName(const ::testing::TestParamInfo<Db>& param) {
+  return param.param == Db::kSqlite ? "Sqlite" : "Postgres";
+}
+void PrintTo(Db db, std::ostream* os) { *os << (db == Db::kSqlite ? "Sqlite" : "Postgres"); }
 
 class ServiceTest : public ::testing::TestWithParam<Db> {
  protected:
@@ -192,47 +201,120 @@ TEST_P(ServiceTest, AFailedExplorationIsExploredAgain) {
 
 // A client killed during an exploration never reports; with an exploration
 // timeout the job's next request fails that exploration and pruning goes on.
-TEST_P(ServiceTest, AnExplorationPastTheTimeoutIsFailedAndExploredAgain) {
-  ServiceOptions options;
-  options.exploration_timeout = std::chrono::hours(1);
-  Result<std::unique_ptr<BsoService>> patient = BsoService::Open(url_, options);
-  ASSERT_TRUE(patient) << patient.error().message();
-  options.exploration_timeout = std::chrono::milliseconds(50);
-  Result<std::unique_ptr<BsoService>> timed = BsoService::Open(url_, options);
-  ASSERT_TRUE(timed) << timed.error().message();
-  ASSERT_TRUE((*timed)->RegisterJob(Spec()));
-  Result<TrialId> orphan = (*timed)->NextBatchSize("job-1");
-  ASSERT_TRUE(orphan) << orphan.error().message();
-  ASSERT_EQ(orphan->type, TrialType::kExploration);
-  // Within the timeout, the exploration still counts as running.
-  Result<TrialId> meanwhile = (*patient)->NextBatchSize("job-1");
-  ASSERT_TRUE(meanwhile);
-  EXPECT_EQ(meanwhile->type, TrialType::kConcurrent);
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  Result<TrialId> retry = (*timed)->NextBatchSize("job-1");
-  ASSERT_TRUE(retry) << retry.error().message();
-  EXPECT_EQ(retry->type, TrialType::kExploration);
-  EXPECT_EQ(retry->batch_size, orphan->batch_size);
-  Result<std::vector<TrialRecord>> trials = (*timed)->Trials("job-1");
+// A wall clock that moves only when told to.
+class FakeWallClock final : public WallClock {
+ public:
+  // 2026-01-01T00:00:00Z.
+  static constexpr std::int64_t kStartUs = 1767225600LL * 1000000;
+  std::chrono::system_clock::time_point Now() const override {
+    return std::chrono::system_clock::time_point(std::chrono::microseconds(now_us_.load()));
+  }
+  void Advance(std::chrono::microseconds by) { now_us_ += by.count(); }
+  std::int64_t now_us() const { return now_us_.load(); }
+
+ private:
+  std::atomic<std::int64_t> now_us_{kStartUs};
+};
+
+class ExplorationTimeoutTest : public ServiceTest {
+ protected:
+  // A service on the fixture's database whose time is clock_.
+  std::unique_ptr<BsoService> OpenTimed(std::chrono::milliseconds timeout) {
+    ServiceOptions options;
+    options.exploration_timeout = timeout;
+    options.wall_clock = &clock_;
+    Result<std::unique_ptr<BsoService>> s = BsoService::Open(url_, options);
+    EXPECT_TRUE(s) << s.error().message();
+    return s ? std::move(*s) : nullptr;
+  }
+  static TrialId NextOf(BsoService& service) {
+    Result<TrialId> t = service.NextBatchSize("job-1");
+    EXPECT_TRUE(t) << t.error().message();
+    return t ? *t : TrialId{};
+  }
+  FakeWallClock clock_;
+};
+
+TEST_P(ExplorationTimeoutTest, AnExplorationPastTheTimeoutIsFailedAndExploredAgain) {
+  std::unique_ptr<BsoService> timed = OpenTimed(std::chrono::hours(1));
+  ASSERT_NE(timed, nullptr);
+  ASSERT_TRUE(timed->RegisterJob(Spec()));
+  const TrialId orphan = NextOf(*timed);
+  ASSERT_EQ(orphan.type, TrialType::kExploration);
+  // At exactly the timeout, the exploration still counts as running.
+  clock_.Advance(std::chrono::hours(1));
+  const TrialId meanwhile = NextOf(*timed);
+  EXPECT_EQ(meanwhile.type, TrialType::kConcurrent);
+  clock_.Advance(std::chrono::microseconds(1));
+  const std::int64_t failed_at_us = clock_.now_us();
+  const TrialId retry = NextOf(*timed);
+  EXPECT_EQ(retry.type, TrialType::kExploration);
+  EXPECT_EQ(retry.batch_size, orphan.batch_size);
+  Result<std::vector<TrialRecord>> trials = timed->Trials("job-1");
   ASSERT_TRUE(trials);
   ASSERT_EQ(trials->size(), 3u);
+  // Every timestamp is the injected clock's.
   EXPECT_EQ((*trials)[0].status, TrialStatus::kFailed);
-  EXPECT_TRUE((*trials)[0].end_us.has_value());
+  EXPECT_EQ((*trials)[0].start_us, FakeWallClock::kStartUs);
+  EXPECT_EQ((*trials)[0].end_us, failed_at_us);
   EXPECT_EQ((*trials)[1].status, TrialStatus::kDispatched);  // a Concurrent trial is left alone
+  EXPECT_EQ((*trials)[1].start_us, FakeWallClock::kStartUs + 3600LL * 1000000);
+  EXPECT_EQ((*trials)[2].start_us, failed_at_us);
   // The dead client's report, should it come after all, is refused.
-  TrainingResult late{"job-1", orphan->batch_size, orphan->trial_number, 1, 1, 1, 1, true};
-  Result<ReportResponse> r = (*timed)->Report(late);
+  TrainingResult late{"job-1", orphan.batch_size, orphan.trial_number, 1, 1, 1, 1, true};
+  Result<ReportResponse> r = timed->Report(late);
   ASSERT_FALSE(r);
   EXPECT_THAT(r.error().message(), HasSubstr("marked failed"));
 }
 
-TEST_P(ServiceTest, WithoutATimeoutAnUnreportedExplorationBlocksPruning) {
-  ASSERT_TRUE(service_->RegisterJob(Spec()));
-  TrialId orphan = Next("job-1");
+// A client that reports every epoch is alive: the timeout counts from its
+// last report, so a run longer than the timeout is not failed.
+TEST_P(ExplorationTimeoutTest, APerEpochReportRestartsTheTimeout) {
+  std::unique_ptr<BsoService> timed = OpenTimed(std::chrono::hours(1));
+  ASSERT_NE(timed, nullptr);
+  ASSERT_TRUE(timed->RegisterJob(Spec()));
+  const TrialId running = NextOf(*timed);
+  ASSERT_EQ(running.type, TrialType::kExploration);
+  clock_.Advance(std::chrono::minutes(50));
+  TrainingResult epoch1{"job-1", running.batch_size, running.trial_number, 3000, 1e5, 0.1, 1, false};
+  Result<ReportResponse> kept = timed->Report(epoch1);
+  ASSERT_TRUE(kept) << kept.error().message();
+  EXPECT_FALSE(kept->stop_train);
+  clock_.Advance(std::chrono::minutes(50));  // 100 min since dispatch, 50 since the report
+  EXPECT_EQ(NextOf(*timed).type, TrialType::kConcurrent);
+  clock_.Advance(std::chrono::minutes(11));  // 61 min since the report
+  const TrialId retry = NextOf(*timed);
+  EXPECT_EQ(retry.type, TrialType::kExploration);
+  EXPECT_EQ(retry.batch_size, running.batch_size);
+}
+
+// The default cannot stall a job for ever: 6 h without a word.
+TEST_P(ExplorationTimeoutTest, TheDefaultTimeoutEndsAnExplorationAfterSixHours) {
+  EXPECT_EQ(ServiceOptions{}.exploration_timeout, std::chrono::hours(6));
+  ServiceOptions options;
+  options.wall_clock = &clock_;
+  Result<std::unique_ptr<BsoService>> by_default = BsoService::Open(url_, options);
+  ASSERT_TRUE(by_default) << by_default.error().message();
+  ASSERT_TRUE((*by_default)->RegisterJob(Spec()));
+  const TrialId orphan = NextOf(**by_default);
   ASSERT_EQ(orphan.type, TrialType::kExploration);
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  EXPECT_EQ(Next("job-1").type, TrialType::kConcurrent);
-  Result<std::vector<TrialRecord>> trials = service_->Trials("job-1");
+  clock_.Advance(std::chrono::hours(6));
+  EXPECT_EQ(NextOf(**by_default).type, TrialType::kConcurrent);
+  clock_.Advance(std::chrono::seconds(1));
+  const TrialId retry = NextOf(**by_default);
+  EXPECT_EQ(retry.type, TrialType::kExploration);
+  EXPECT_EQ(retry.batch_size, orphan.batch_size);
+}
+
+TEST_P(ExplorationTimeoutTest, ZeroMeansNeverAndAnUnreportedExplorationBlocksPruning) {
+  std::unique_ptr<BsoService> never = OpenTimed(std::chrono::milliseconds(0));
+  ASSERT_NE(never, nullptr);
+  ASSERT_TRUE(never->RegisterJob(Spec()));
+  const TrialId orphan = NextOf(*never);
+  ASSERT_EQ(orphan.type, TrialType::kExploration);
+  clock_.Advance(std::chrono::hours(24 * 365));
+  EXPECT_EQ(NextOf(*never).type, TrialType::kConcurrent);
+  Result<std::vector<TrialRecord>> trials = never->Trials("job-1");
   ASSERT_TRUE(trials);
   EXPECT_EQ((*trials)[0].status, TrialStatus::kDispatched);
 }
@@ -403,14 +485,37 @@ TEST_P(ServiceTest, RefusesANewerSchema) {
   ASSERT_FALSE(newer);
   EXPECT_EQ(newer.error().code(), ErrorCode::kFailedPrecondition);
   EXPECT_THAT(newer.error().message(), HasSubstr("schema version 99"));
-  ASSERT_TRUE((*c)->Execute("UPDATE zeus_schema SET version = 1"));
+  ASSERT_TRUE((*c)->Execute("UPDATE zeus_schema SET version = $1", std::vector<SqlValue>{std::int64_t{kSchemaVersion}}));
   EXPECT_TRUE(BsoService::Open(url_));  // reopening a current schema is a no-op
 }
 
-INSTANTIATE_TEST_SUITE_P(Databases, ServiceTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         [](const ::testing::TestParamInfo<Db>& param) {
-                           return param.param == Db::kSqlite ? "Sqlite" : "Postgres";
-                         });
+// A database of schema version 1 (no bso_trial.last_report_us) is migrated,
+// its trials kept.
+TEST_P(ServiceTest, MigratesAVersion1Database) {
+  ASSERT_TRUE(service_->RegisterJob(Spec()));
+  const TrialId running = Next("job-1");
+  service_.reset();
+  {
+    Result<std::unique_ptr<SqlConnection>> c = OpenSqlConnection(url_);
+    ASSERT_TRUE(c);
+    ASSERT_TRUE((*c)->ExecuteScript("ALTER TABLE bso_trial DROP COLUMN last_report_us; UPDATE zeus_schema SET version = 1"));
+  }
+  Result<std::unique_ptr<BsoService>> migrated = BsoService::Open(url_);
+  ASSERT_TRUE(migrated) << migrated.error().message();
+  Result<std::vector<TrialRecord>> trials = (*migrated)->Trials("job-1");
+  ASSERT_TRUE(trials) << trials.error().message();
+  ASSERT_EQ(trials->size(), 1u);
+  EXPECT_EQ((*trials)[0].trial_number, running.trial_number);
+  EXPECT_FALSE((*trials)[0].last_report_us.has_value());
+  Result<std::unique_ptr<SqlConnection>> c = OpenSqlConnection(url_);
+  ASSERT_TRUE(c);
+  Result<std::vector<SqlRow>> version = (*c)->Query("SELECT version FROM zeus_schema");
+  ASSERT_TRUE(version);
+  EXPECT_EQ(version->at(0).Int(0).value_or(0), 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Databases, ServiceTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, ExplorationTimeoutTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
 
 TEST(HttpStatusTest, Table) {
   const std::vector<std::pair<ErrorCode, int>> table = {
@@ -421,7 +526,7 @@ TEST(HttpStatusTest, Table) {
       {ErrorCode::kPermissionDenied, 403},
       {ErrorCode::kUnavailable, 503},
       {ErrorCode::kDeviceLost, 500},
-      {ErrorCode::kTimeout, 503},
+      {ErrorCode::kTimeout, 504},
       {ErrorCode::kIoError, 500},
       {ErrorCode::kFailedPrecondition, 409},
       {ErrorCode::kAlreadyExists, 409},

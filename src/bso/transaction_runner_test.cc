@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <latch>
+#include <ostream>
 #include <stdexcept>
 #include <thread>
 
@@ -34,10 +35,14 @@ std::function<Status(SqlConnection&)> Insert(int k) {
   };
 }
 
-class TransactionRunnerTest : public ::testing::TestWithParam<bool> {
+enum class Db { kSqlite, kPostgres };
+// "GetParam() = Sqlite" in gtest's listings.
+void PrintTo(Db db, std::ostream* os) { *os << (db == Db::kSqlite ? "Sqlite" : "Postgres"); }
+
+class TransactionRunnerTest : public ::testing::TestWithParam<Db> {
  protected:
   void SetUp() override {
-    Result<std::optional<std::string>> url = zeus::testing::TestDatabaseUrl(GetParam(), dir_, &pg_);
+    Result<std::optional<std::string>> url = zeus::testing::TestDatabaseUrl(GetParam() == Db::kPostgres, dir_, &pg_);
     ASSERT_TRUE(url) << url.error().message();
     if (!*url) GTEST_SKIP() << "ZEUS_TEST_POSTGRES_URL is not set (make test starts a PostgreSQL server)";
     url_ = **url;
@@ -185,7 +190,7 @@ TEST_P(TransactionRunnerTest, GivesUpAfterMaxAttempts) {
 }
 
 TEST_P(TransactionRunnerTest, ConcurrentRunsAllCommitExactlyOnce) {
-  const bool group = !GetParam();  // SQLite groups; PostgreSQL does not
+  const bool group = GetParam() == Db::kSqlite;  // SQLite groups; PostgreSQL does not
   auto runner = Runner(group);
   constexpr int kThreads = 8;
   constexpr int kEach = 40;
@@ -226,7 +231,7 @@ TEST_P(TransactionRunnerTest, ConcurrentRunsAllCommitExactlyOnce) {
 // While a leader's group runs, later submissions queue, and the next leader
 // commits all of them at once.
 TEST_P(TransactionRunnerTest, SubmissionsDuringACommitShareTheNextOne) {
-  if (GetParam()) GTEST_SKIP() << "group commit is for SQLite";
+  if (GetParam() == Db::kPostgres) GTEST_SKIP() << "group commit is for SQLite";
   auto runner = Runner(true);
   std::latch release(1);
   std::atomic<bool> blocked_once{false};
@@ -254,9 +259,9 @@ TEST_P(TransactionRunnerTest, SubmissionsDuringACommitShareTheNextOne) {
   EXPECT_EQ(runner->stats().transactions, 2u);
 }
 
-INSTANTIATE_TEST_SUITE_P(BothDatabases, TransactionRunnerTest, ::testing::Values(false, true),
-                         [](const ::testing::TestParamInfo<bool>& param) {
-                           return param.param ? "Postgres" : "Sqlite";
+INSTANTIATE_TEST_SUITE_P(BothDatabases, TransactionRunnerTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
+                         [](const ::testing::TestParamInfo<Db>& param) {
+                           return param.param == Db::kSqlite ? "Sqlite" : "Postgres";
                          });
 
 }  // namespace

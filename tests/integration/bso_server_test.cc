@@ -5,10 +5,15 @@
 // servers, SIGKILL in the middle of a load, graceful SIGTERM, bad flags, and
 // `zeus simulate --via-server` against the in-process simulator.
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -22,6 +27,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "bso/http/http.h"
 #include "bso/service.h"
 #include "testing/postgres.h"
 #include "testing/subprocess.h"
@@ -42,6 +48,26 @@ std::string ReadFile(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// Sends `request` on a new connection to 127.0.0.1:port and returns all
+// that comes back until the server closes (it must: a refused connection).
+std::string RawExchange(std::uint16_t port, const std::string& request) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string out;
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0 &&
+      ::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size())) {
+    timeval timeout{30, 0};  // a generous deadline, should the server never close
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+    char chunk[4096];
+    for (ssize_t n; (n = ::recv(fd, chunk, sizeof(chunk), 0)) > 0;) out.append(chunk, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return out;
 }
 
 // One `zeus bso-server` process.
@@ -80,6 +106,12 @@ class Server {
 };
 
 enum class Db { kSqlite, kPostgres };
+
+// Readable parameters: test names .../Sqlite, and "GetParam() = Sqlite".
+std::string DbName(const ::testing::TestParamInfo<Db>& param) {
+  return param.param == Db::kSqlite ? "Sqlite" : "Postgres";
+}
+void PrintTo(Db db, std::ostream* os) { *os << (db == Db::kSqlite ? "Sqlite" : "Postgres"); }
 
 class BsoServerTest : public ::testing::TestWithParam<Db> {
  protected:
@@ -243,6 +275,11 @@ TEST_P(BsoServerTest, SigkillMidLoadLosesNoAcknowledgedReport) {
   constexpr int kRecurrences = 15;
   std::mutex mu;
   std::map<std::pair<std::string, int>, TrainingResult> acknowledged;
+  std::condition_variable acknowledged_more;
+  // Clients that reach kHoldAt acknowledged runs wait here until the kill,
+  // so that none has finished its load when it lands.
+  constexpr int kHoldAt = 8;
+  bool killed = false;  // guarded by mu
   std::atomic<int> done{0};
   std::atomic<int> completed{0};
   std::vector<std::thread> threads;
@@ -271,18 +308,31 @@ TEST_P(BsoServerTest, SigkillMidLoadLosesNoAcknowledgedReport) {
         const TrainingResult result = Run(*t, finished);
         Result<ReportResponse> r = client->Report(result);
         if (!r) continue;
-        std::lock_guard lock(mu);
+        std::unique_lock lock(mu);
         acknowledged[{t->job_id, t->trial_number}] = result;
         ++finished;
+        acknowledged_more.notify_all();
+        if (finished == kHoldAt) acknowledged_more.wait(lock, [&] { return killed; });
       }
       if (finished == kRecurrences) completed++;
       done++;
     });
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(400));
-  server->process().Signal(SIGKILL);
+  // Kill once the load is under way (2 acknowledged reports per client on
+  // average) and before any client is done (each waits at kHoldAt at the
+  // latest), so every client has work left that must resume after it.
+  {
+    std::unique_lock lock(mu);
+    const bool loaded = acknowledged_more.wait_for(lock, std::chrono::seconds(120), [&] {
+      return acknowledged.size() >= static_cast<std::size_t>(kClients * 2) || done.load() > 0;
+    });
+    server->process().Signal(SIGKILL);
+    killed = true;
+    acknowledged_more.notify_all();
+    EXPECT_TRUE(loaded) << "no load after 120 s";
+  }
+  EXPECT_EQ(done.load(), 0) << "a client gave up before the kill";
   EXPECT_EQ(server->process().Wait(), 128 + SIGKILL);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   Server restarted(dir_, "second", database_, port);
   ASSERT_EQ(restarted.url(), url);
   for (std::thread& t : threads) t.join();
@@ -468,10 +518,7 @@ TEST_P(RecurringTrainingTest, ABadConvergenceTableIsAClearError) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Databases, RecurringTrainingTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         [](const ::testing::TestParamInfo<Db>& param) {
-                           return param.param == Db::kSqlite ? "Sqlite" : "Postgres";
-                         });
+INSTANTIATE_TEST_SUITE_P(Databases, RecurringTrainingTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
 
 TEST_P(BsoServerTest, SigtermStopsGracefullyWithStructuredLogs) {
   Server server(dir_, "s", database_);
@@ -489,10 +536,7 @@ TEST_P(BsoServerTest, SigtermStopsGracefullyWithStructuredLogs) {
   EXPECT_EQ(after.error().code(), ErrorCode::kUnavailable);
 }
 
-INSTANTIATE_TEST_SUITE_P(Databases, BsoServerTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         [](const ::testing::TestParamInfo<Db>& param) {
-                           return param.param == Db::kSqlite ? "Sqlite" : "Postgres";
-                         });
+INSTANTIATE_TEST_SUITE_P(Databases, BsoServerTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
 
 TEST(BsoServerCliTest, BadFlagsAndConfigurationAreClearErrors) {
   TempDir dir;
@@ -511,6 +555,16 @@ TEST(BsoServerCliTest, BadFlagsAndConfigurationAreClearErrors) {
       {{}, {{"ZEUS_BSO_LOG_LEVEL", "loud"}}, 2, "ZEUS_BSO_LOG_LEVEL='loud'"},
       {{}, {{"ZEUS_BSO_EXPLORATION_TIMEOUT", "1h"}}, 2, "ZEUS_BSO_EXPLORATION_TIMEOUT='1h'"},
       {{"--exploration-timeout", "-5"}, {}, 2, "--exploration-timeout"},
+      // Caps checked before anything slow, naming the range.
+      {{"--threads", "100000"}, {}, 2, "threads 100000 is out of range: expected 1 to 1024"},
+      {{}, {{"ZEUS_BSO_THREADS", "100000"}}, 2, "ZEUS_BSO_THREADS='100000': expected an integer from 0 to 1024"},
+      {{"--max-connections", "70000"}, {}, 2, "max connections 70000 is out of range: expected 1 to 65536"},
+      {{}, {{"ZEUS_BSO_MAX_CONNECTIONS", "0"}}, 2, "ZEUS_BSO_MAX_CONNECTIONS='0': expected an integer from 1"},
+      {{}, {{"ZEUS_BSO_MAX_REQUESTS_IN_FLIGHT", "x"}}, 2, "ZEUS_BSO_MAX_REQUESTS_IN_FLIGHT='x'"},
+      {{"--max-requests-in-flight", "0"}, {}, 2, "--max-requests-in-flight"},
+      // The ready file's directory must exist before the server starts.
+      {{"--ready-file", dir.File("missing/dir/ready")}, {}, 2, "the directory " + dir.File("missing/dir") + " does not exist"},
+      {{"--ready-file", dir.path()}, {}, 2, "is a directory"},
       {{"--database", "postgresql://nobody@127.0.0.1:1/none"}, {}, 4, "cannot open the database"},
       // Configuration from the environment when no flag is given.
       {{}, {{"ZEUS_BSO_DATABASE_URL", "mysql://from/env"}}, 2, "mysql://from/env"},
@@ -531,6 +585,52 @@ TEST(BsoServerCliTest, BadFlagsAndConfigurationAreClearErrors) {
     EXPECT_EQ(r.exit_code, c.exit_code) << fmt::format("{}", fmt::join(c.args, " ")) << "\n" << r.err;
     EXPECT_THAT(r.err, HasSubstr(c.message));
   }
+}
+
+TEST(BsoServerCliTest, HelpGivesTheDefaultsAndRanges) {
+  zeus::testing::ProcessResult r = zeus::testing::RunProcess({ZEUS_TEST_CLI_PATH, "bso-server", "--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("default 21600 = 6 h; 0 = never"));
+  EXPECT_THAT(r.out, HasSubstr("1 to 1024"));
+  EXPECT_THAT(r.out, HasSubstr("--max-connections"));
+  EXPECT_THAT(r.out, HasSubstr("--max-requests-in-flight"));
+}
+
+// Past --max-connections a connection is answered 503 with Retry-After at
+// once; HEAD works where GET does; 405 names the allowed methods.
+TEST(BsoServerCliTest, ConnectionCapHeadAndAllow) {
+  TempDir dir;
+  Server server(dir, "s", "sqlite:///" + dir.File("cap.db"), 0, {"--max-connections", "1"});
+  ASSERT_FALSE(server.url().empty());
+  const std::string log = server.log();
+  EXPECT_THAT(log, HasSubstr(R"("max_connections":1)"));
+  EXPECT_THAT(log, HasSubstr(R"("exploration_timeout_s":21600)"));
+
+  // One kept-alive connection, the only one allowed.
+  Result<std::unique_ptr<HttpClient>> http = HttpClient::Create(server.url());
+  ASSERT_TRUE(http) << http.error().message();
+  Result<HttpResponse> head = (*http)->Send("HEAD", "/healthz");
+  ASSERT_TRUE(head) << head.error().message();
+  EXPECT_EQ(head->status, 200);
+  EXPECT_EQ(head->body, "");
+  const std::string* length = FindHeader(*head, "Content-Length");
+  ASSERT_NE(length, nullptr);
+  EXPECT_EQ(*length, "15");  // {"status":"ok"}
+  Result<HttpResponse> not_allowed = (*http)->Send("PUT", "/report", "{}");
+  ASSERT_TRUE(not_allowed) << not_allowed.error().message();
+  EXPECT_EQ(not_allowed->status, 405);
+  const std::string* allow = FindHeader(*not_allowed, "Allow");
+  ASSERT_NE(allow, nullptr);
+  EXPECT_EQ(*allow, "POST");
+
+  // The next connection gets 503 at once.
+  const std::string refused = RawExchange(server.port(), "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_THAT(refused, ::testing::StartsWith("HTTP/1.1 503 "));
+  EXPECT_THAT(refused, HasSubstr("Retry-After: 1\r\n"));
+  EXPECT_THAT(refused, HasSubstr("connections open, its limit"));
+  Result<HttpResponse> still = (*http)->Send("GET", "/healthz");  // the connection within the cap is served
+  ASSERT_TRUE(still) << still.error().message();
+  EXPECT_EQ(still->status, 200);
 }
 
 TEST(BsoServerCliTest, PortInUseIsUnavailable) {

@@ -5,7 +5,7 @@
 // (zeus/runtime/batch_size_optimizer.h), which is built on this.
 //
 // Retries: a request is retried, with exponential backoff, when the server
-// cannot be reached, or answers 503 (it committed nothing). After a timeout
+// cannot be reached, or answers 503 or 504 (it committed nothing). After a timeout
 // only idempotent requests are retried (registering a job under a given id,
 // reporting, ending a trial, deleting); GET /jobs/batch_size is not, since
 // the server may already have dispatched a trial for it.
@@ -56,11 +56,14 @@ class BsoClient {
   virtual const std::string& server_url() const = 0;
 };
 
-// Server answers are translated with this table (tested in client_test.cc):
-// 400 kInvalidArgument, 404 kNotFound, 409 kAlreadyExists, 422
-// kInvalidArgument, 503 kUnavailable, other 5xx kInternal, other 4xx
+// Server answers are translated with this table, the inverse of the
+// server's HttpStatusFor (src/bso/service.h) wherever that is one-to-one
+// (client_test.cc checks every code): 400 and 422 kInvalidArgument, 403
+// kPermissionDenied, 404 kNotFound, 409 kFailedPrecondition (RegisterJob
+// turns its 409 into kAlreadyExists, the only meaning it has there), 503
+// kUnavailable, 504 kTimeout, other 5xx kInternal, other 4xx
 // kInvalidArgument. The message is the server's "message", prefixed with the
-// request ("POST /report: ...").
+// request ("POST /report: "), and the error's native code is the status.
 ErrorCode ErrorCodeForHttpStatus(int status);
 
 }  // namespace zeus::bso

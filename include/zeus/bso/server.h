@@ -19,27 +19,46 @@ namespace zeus::bso {
 struct ServerOptions {
   std::string listen = "127.0.0.1:8000";  // HOST:PORT; port 0 picks a free one
   std::string database_url = "sqlite:///zeus_bso.db";
-  // HTTP worker threads; 0: DefaultWorkerThreads(). Handlers block on the
-  // database (SQLite group-commits the requests that wait together), so
-  // more threads than cores pay.
+  // HTTP worker threads, 0 to kMaxWorkerThreads; 0: DefaultWorkerThreads().
+  // Handlers block on the database (SQLite group-commits the requests that
+  // wait together), so more threads than cores pay.
   int threads = 0;
+  // Open connections at most, 1 to kMaxConnectionsCap. Past it a connection
+  // is answered 503 with Retry-After, not left waiting. Keep it below the
+  // process's descriptor limit (ulimit -n) less the database connections.
+  int max_connections = 512;
+  // Requests read, handled or answered at once at most, 1 to
+  // kMaxConnectionsCap; past it 503 with Retry-After. Bounds the memory the
+  // bodies take (max_body_bytes each).
+  int max_requests_in_flight = 128;
   std::size_t max_body_bytes = 64 << 10;
   std::chrono::milliseconds request_timeout{30000};
   std::chrono::milliseconds shutdown_grace{10000};
   std::string log_level = "info";  // trace, debug, info, warn, error, off
   bool access_log = true;          // one JSON line per request at info level
-  // A dispatched exploration with no report for this long is marked failed
+  // A dispatched exploration not heard of for this long (no report since it
+  // was dispatched or since its last per-epoch report) is marked failed
   // when its job next asks for a batch size, so pruning goes on without it
-  // (its client died without a word). 0: never, as the original.
-  std::chrono::seconds exploration_timeout{0};
+  // (its client died without a word: SIGKILL, the OOM killer, a lost node).
+  // The default, 6 h, exceeds any plausible epoch plus evaluation; 0: never
+  // (the original's behaviour: such a client stalls pruning for ever).
+  std::chrono::seconds exploration_timeout{6 * 3600};
 };
 
-// 4 x the cores, at least 8.
+inline constexpr int kMaxWorkerThreads = 1024;
+inline constexpr int kMaxConnectionsCap = 65536;
+
+// 4 x the cores, at least 8, at most kMaxWorkerThreads.
 int DefaultWorkerThreads();
 
+// Checks the ranges above; kInvalidArgument names the option, its value and
+// the range. BsoServer::Start checks first of all, before anything slow.
+Status ValidateServerOptions(const ServerOptions& options);
+
 // Overrides `options` from ZEUS_BSO_LISTEN, ZEUS_BSO_DATABASE_URL,
-// ZEUS_BSO_THREADS, ZEUS_BSO_LOG_LEVEL, ZEUS_BSO_ACCESS_LOG (true/false) and
-// ZEUS_BSO_EXPLORATION_TIMEOUT (seconds), where set. kInvalidArgument names the variable when a value is bad.
+// ZEUS_BSO_THREADS, ZEUS_BSO_MAX_CONNECTIONS,
+// ZEUS_BSO_MAX_REQUESTS_IN_FLIGHT, ZEUS_BSO_LOG_LEVEL, ZEUS_BSO_ACCESS_LOG
+// (true/false) and ZEUS_BSO_EXPLORATION_TIMEOUT (seconds), where set. kInvalidArgument names the variable when a value is bad.
 Status ApplyServerEnvironment(ServerOptions& options);
 
 // Splits "HOST:PORT" ("[::1]:8000" for IPv6). kInvalidArgument otherwise.

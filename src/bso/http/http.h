@@ -12,6 +12,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "zeus/base/error.h"
 
@@ -28,6 +30,9 @@ struct HttpResponse {
   int status = 200;
   std::string body;
   std::string content_type = "application/json";
+  // Further headers, e.g. {"Allow", "GET, HEAD"} or {"Retry-After", "1"}. A
+  // response from HttpClient has every header but Content-Type here.
+  std::vector<std::pair<std::string, std::string>> headers{};
 };
 
 // Called concurrently from the server's worker threads; must be thread-safe
@@ -45,13 +50,34 @@ struct HttpServerOptions {
   std::chrono::milliseconds request_timeout{30000};
   // On Shutdown(), in-flight requests get this long to finish.
   std::chrono::milliseconds shutdown_grace{10000};
+  // Open connections at most; 0: no cap. A connection past the cap is
+  // answered 503 with Retry-After and closed.
+  int max_connections = 0;
+  // Requests being read, handled or answered at most; 0: no cap. A request
+  // past the cap is answered 503 with Retry-After (Connection: close).
+  int max_requests_in_flight = 0;
+  // The Retry-After of those 503 answers.
+  std::chrono::seconds retry_after{1};
+};
+
+// Counters, for monitoring and for tests to wait on.
+struct HttpServerStats {
+  std::uint64_t connections_accepted = 0;  // including those rejected
+  std::uint64_t connections_rejected = 0;  // past max_connections
+  std::uint64_t open_connections = 0;      // served now, not counting rejected ones
+  std::uint64_t requests_started = 0;      // a request's first byte arrived
+  std::uint64_t requests_rejected = 0;     // past max_requests_in_flight
+  std::uint64_t requests_in_flight = 0;    // started and not yet answered
+  std::uint64_t responses_sent = 0;        // written completely, including rejections
 };
 
 // The server answers protocol problems itself, each with a JSON
 // {"message": ...} body: malformed HTTP -> 400, body over max_body_bytes ->
-// 413, headers over max_header_bytes -> 431. A request that does not arrive
-// within request_timeout closes the connection. Everything else goes to the
-// handler.
+// 413, headers over max_header_bytes -> 431, past max_connections or
+// max_requests_in_flight -> 503 with Retry-After. A request that does not
+// arrive within request_timeout closes the connection. HEAD is passed to the
+// handler as is; its answer goes out without the body. Everything else goes
+// to the handler.
 class HttpServer {
  public:
   // Binds and listens, then serves on `threads` worker threads. Fails with
@@ -62,6 +88,7 @@ class HttpServer {
 
   // The bound port (the real one when options.port was 0).
   virtual std::uint16_t port() const = 0;
+  virtual HttpServerStats stats() const = 0;
   // Graceful stop: stops accepting, lets requests already being handled
   // finish and send their responses (with Connection: close), closes idle
   // connections, waits up to shutdown_grace, then stops the threads.
@@ -104,6 +131,9 @@ struct HttpUrl {
   std::string prefix;  // "" or "/prefix" without a trailing slash
 };
 Result<HttpUrl> ParseHttpUrl(std::string_view url);
+
+// The value of the first header called `name` (any case), or null.
+const std::string* FindHeader(const HttpResponse& response, std::string_view name);
 
 }  // namespace zeus::bso
 

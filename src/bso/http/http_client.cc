@@ -230,6 +230,12 @@ class ClientImpl final : public HttpClient {
       const auto content_type = message[http::field::content_type];
       response.content_type.assign(content_type.data(), content_type.size());
       response.body = std::move(message.body());
+      for (const auto& field : message) {
+        if (field.name() == http::field::content_type) continue;
+        const auto name = field.name_string();
+        const auto value = field.value();
+        response.headers.emplace_back(std::string(name.data(), name.size()), std::string(value.data(), value.size()));
+      }
       if (!message.keep_alive() || parser.need_eof() || write_ec || cut_short) Disconnect();
       out.response = std::move(response);
       return out;

@@ -112,11 +112,15 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // Starts serving. Call once; any thread.
   void Start();
+  // Answers 503 (the server is at max_connections) and closes. Instead of
+  // Start(); any thread.
+  void Reject();
   // Closes the connection now if it is idle (between requests); otherwise it
   // closes after the response to its current request. Any thread.
   void StopWhenIdle();
 
   void set_id(std::uint64_t id) { id_ = id; }
+  void set_counted() { counted_ = true; }
 
  private:
   enum class State { kIdle, kReading, kHandling, kWriting, kClosing, kClosed };
@@ -128,13 +132,17 @@ class Session : public std::enable_shared_from_this<Session> {
   void Handle();
   void Write();
   void OnWrite(const error_code& ec);
-  void SendError(http::status status, std::string_view message);
+  void SendError(http::status status, std::string_view message, bool retry_after = false);
+  // Balances a successful ServerImpl::TryBeginRequest, once.
+  void EndRequest();
   void CloseAfterResponse();
   void Drain();
   void Close();
 
   ServerImpl& server_;
   std::uint64_t id_ = 0;  // 0: not registered with the server
+  bool counted_ = false;    // counts as an open connection (not a rejected one)
+  bool in_flight_ = false;  // a request counts as in flight
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
@@ -194,6 +202,36 @@ class ServerImpl final : public HttpServer {
   }
 
   std::uint16_t port() const override { return port_; }
+
+  HttpServerStats stats() const override {
+    HttpServerStats s;
+    s.connections_accepted = connections_accepted_.load();
+    s.connections_rejected = connections_rejected_.load();
+    s.open_connections = open_connections_.load();
+    s.requests_started = requests_started_.load();
+    s.requests_rejected = requests_rejected_.load();
+    s.requests_in_flight = requests_in_flight_.load();
+    s.responses_sent = responses_sent_.load();
+    return s;
+  }
+
+  // A request begins: false (and counted as rejected) when max_requests_in_flight
+  // are in flight already.
+  bool TryBeginRequest() {
+    requests_started_.fetch_add(1);
+    const auto cap = static_cast<std::uint64_t>(std::max(0, options_.max_requests_in_flight));
+    std::uint64_t current = requests_in_flight_.load();
+    do {
+      if (cap > 0 && current >= cap) {
+        requests_rejected_.fetch_add(1);
+        return false;
+      }
+    } while (!requests_in_flight_.compare_exchange_weak(current, current + 1));
+    return true;
+  }
+  void EndRequest() { requests_in_flight_.fetch_sub(1); }
+  void ResponseSent() { responses_sent_.fetch_add(1); }
+  void ConnectionClosed() { open_connections_.fetch_sub(1); }
 
   void Shutdown() override {
     std::vector<std::shared_ptr<Session>> live;
@@ -290,10 +328,23 @@ class ServerImpl final : public HttpServer {
       return;
     }
     if (!stopping()) {
+      connections_accepted_.fetch_add(1);
       error_code ignored;
       socket.set_option(tcp::no_delay(true), ignored);
       auto session = std::make_shared<Session>(*this, std::move(socket));
-      if (Register(session)) session->Start();
+      // Only this strand adds connections, so the count cannot overshoot.
+      const bool full = options_.max_connections > 0 &&
+                        open_connections_.load() >= static_cast<std::uint64_t>(options_.max_connections);
+      if (Register(session)) {
+        if (full) {
+          connections_rejected_.fetch_add(1);
+          session->Reject();
+        } else {
+          open_connections_.fetch_add(1);
+          session->set_counted();
+          session->Start();
+        }
+      }
     }
     Accept();
   }
@@ -327,6 +378,13 @@ class ServerImpl final : public HttpServer {
   bool shutdown_started_ = false;                                       // guarded by mutex_
   std::chrono::steady_clock::time_point shutdown_deadline_;             // guarded by mutex_
   std::atomic<bool> stopping_{false};
+  std::atomic<std::uint64_t> connections_accepted_{0};
+  std::atomic<std::uint64_t> connections_rejected_{0};
+  std::atomic<std::uint64_t> open_connections_{0};
+  std::atomic<std::uint64_t> requests_started_{0};
+  std::atomic<std::uint64_t> requests_rejected_{0};
+  std::atomic<std::uint64_t> requests_in_flight_{0};
+  std::atomic<std::uint64_t> responses_sent_{0};
 
   std::mutex join_mutex_;  // serialises the waiting part of Shutdown()
   bool joined_ = false;    // guarded by join_mutex_
@@ -339,11 +397,28 @@ class ServerImpl final : public HttpServer {
 };
 
 Session::~Session() {
+  EndRequest();
+  if (counted_) server_.ConnectionClosed();
   if (id_ != 0) server_.Unregister(id_);
 }
 
 void Session::Start() {
   net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->WaitForRequest(); });
+}
+
+void Session::Reject() {
+  net::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+    self->SendError(http::status::service_unavailable,
+                    fmt::format("the server has {} connections open, its limit; retry later",
+                                self->server_.options().max_connections),
+                    /*retry_after=*/true);
+  });
+}
+
+void Session::EndRequest() {
+  if (!in_flight_) return;
+  in_flight_ = false;
+  server_.EndRequest();
 }
 
 void Session::StopWhenIdle() {
@@ -377,6 +452,13 @@ void Session::OnFirstBytes(const error_code& ec, std::size_t bytes) {
 }
 
 void Session::ReadRequest() {
+  if (!server_.TryBeginRequest()) {
+    return SendError(http::status::service_unavailable,
+                     fmt::format("the server has {} requests in flight, its limit; retry later",
+                                 server_.options().max_requests_in_flight),
+                     /*retry_after=*/true);
+  }
+  in_flight_ = true;
   state_ = State::kReading;
   stream_.expires_after(server_.options().request_timeout);
   http::async_read(stream_, buffer_, *parser_,
@@ -437,6 +519,7 @@ void Session::Handle() {
     response_.result(static_cast<unsigned>(response.status));
     response_.version(version);
     if (!response.content_type.empty()) response_.set(http::field::content_type, response.content_type);
+    for (const auto& [name, value] : response.headers) response_.set(name, value);
     const bool no_body = response.status == 204 || response.status == 304;
     if (!no_body) response_.body() = std::move(response.body);
     response_.keep_alive(keep_alive);
@@ -462,17 +545,20 @@ void Session::Write() {
 }
 
 void Session::OnWrite(const error_code& ec) {
+  EndRequest();
   if (ec) return Close();
+  server_.ResponseSent();
   if (!response_.keep_alive()) return CloseAfterResponse();
   response_ = {};  // frees the body
   WaitForRequest();
 }
 
-void Session::SendError(http::status status, std::string_view message) {
+void Session::SendError(http::status status, std::string_view message, bool retry_after) {
   response_ = {};
   response_.result(status);
   response_.version(11);
   response_.set(http::field::content_type, "application/json");
+  if (retry_after) response_.set(http::field::retry_after, std::to_string(server_.options().retry_after.count()));
   response_.body() = internal::JsonMessage(message);
   response_.keep_alive(false);
   response_.prepare_payload();
@@ -498,6 +584,7 @@ void Session::Drain() {
 }
 
 void Session::Close() {
+  EndRequest();
   if (state_ == State::kClosed) return;
   state_ = State::kClosed;
   error_code ignored;

@@ -117,4 +117,11 @@ Result<HttpUrl> ParseHttpUrl(std::string_view url) {
   return out;
 }
 
+const std::string* FindHeader(const HttpResponse& response, std::string_view name) {
+  for (const auto& [key, value] : response.headers) {
+    if (IEquals(key, name)) return &value;
+  }
+  return nullptr;
+}
+
 }  // namespace zeus::bso

@@ -35,6 +35,8 @@ ErrorCode PostgresErrorCode(std::string_view sqlstate, bool connection_broken) {
   if (sqlstate == "08P01") return ErrorCode::kInternal;  // protocol violation: a caller bug
   if (sqlstate.size() == 5 && sqlstate.substr(0, 2) == "08") return ErrorCode::kUnavailable;
   if (sqlstate == "57P01" || sqlstate == "57P02" || sqlstate == "57P03") return ErrorCode::kUnavailable;
+  if (sqlstate == "53300") return ErrorCode::kUnavailable;
+  if (sqlstate == "57014") return ErrorCode::kTimeout;
   return ErrorCode::kInternal;
 }
 

@@ -50,7 +50,14 @@ Error SqliteError(int extended_result_code, std::string_view context, std::strin
 //   40001 serialization_failure, 40P01 deadlock   -> kAborted
 //   other 23xxx (integrity constraint violations) -> kInvalidArgument
 //   08xxx except 08P01, 57P01/57P02/57P03
-//       (connection failure, server shutting down) -> kUnavailable
+//       (connection failure, server shutting down),
+//   53300 too_many_connections (max_connections or
+//       a role's CONNECTION LIMIT; transient)      -> kUnavailable (retried)
+//   57014 query_canceled (statement_timeout,
+//       pg_cancel_backend): the transaction is
+//       rolled back; retrying could only time out
+//       again inside the same request              -> kTimeout (not retried
+//       by TransactionRunner; HTTP 504, which the client retries)
 //   anything else (08P01 protocol violation, e.g. a wrong parameter count,
 //       is a bug in the caller)                    -> kInternal
 ErrorCode PostgresErrorCode(std::string_view sqlstate, bool connection_broken);
