@@ -9,7 +9,17 @@
 
 #include <CLI/CLI.hpp>
 
+#include <string>
+
 namespace zeus::cli {
+
+// The most recurrences `zeus simulate --recurrences` accepts. KEEP IN SYNC with README.
+inline constexpr int kMaxRecurrences = 1'000'000;
+
+// Where the trace directory came from, for messages: "--trace-dir",
+// "$ZEUS_TRACE_DIR" or "the default trace directory" (`flag` is the
+// --trace-dir value, empty when not given).
+std::string TraceDirSource(const std::string& flag);
 
 // Registers the `simulate` subcommand on `app`. When it runs, it sets *exit_code.
 void RegisterSimulateCommand(CLI::App& app, int* exit_code);
