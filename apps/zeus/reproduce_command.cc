@@ -36,10 +36,12 @@ using report::JobRuns;
 using Clock = std::chrono::steady_clock;
 
 // Caps, so that a typo cannot run for hours or exhaust memory. Every run's
-// tries are kept for the report: about 100 KB per run at the traces' default
-// recurrences, so kMaxRuns runs stay under about 2 GB. Threads beyond the
-// cores do not help, and each costs a stack.
-constexpr std::size_t kMaxSeeds = 10'000;
+// tries are kept for the table and the report: about 30 KB per run at the
+// traces' default recurrences, so kMaxRuns runs stay near 600 MB (and
+// simulate in seconds); the six workloads on the two traced GPUs with
+// kMaxSeeds seeds are 12,000 runs. Threads beyond the cores do not help, and
+// each costs a stack.
+constexpr std::size_t kMaxSeeds = 1'000;
 constexpr std::size_t kMaxRuns = 20'000;
 constexpr int kMaxJobs = 1024;
 
@@ -347,10 +349,13 @@ void RegisterReproduceCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--trace-dir", f->trace_dir,
                   "Directory with summary_train.csv and summary_power_<gpu>.csv "
                   "(default: $ZEUS_TRACE_DIR, else ../shared/traces/zeus-nsdi23)");
-  cmd->add_option("--gpus", f->gpus, "Comma-separated GPUs (default: every summary_power_<gpu>.csv in the directory)");
-  cmd->add_option("--workloads", f->workloads, "'all' (the six built-in workloads) or a comma-separated list")
+  cmd->add_option("--gpus", f->gpus,
+                  "Comma-separated GPUs, none twice (default: every summary_power_<gpu>.csv in the directory)");
+  cmd->add_option("--workloads", f->workloads, "'all' (the six built-in workloads) or a comma-separated list, none twice")
       ->capture_default_str();
-  cmd->add_option("--seeds", f->seeds, "Seeds: ranges and lists such as 1-5 or 1,3,7")->capture_default_str();
+  cmd->add_option("--seeds", f->seeds,
+                  fmt::format("Seeds: ranges and lists such as 1-5 or 1,3,7; none twice, at most {}", kMaxSeeds))
+      ->capture_default_str();
   cmd->add_option("--report", f->report_dir, "Directory for the report (index.html with SVG plots, runs.csv)")
       ->capture_default_str();
   cmd->add_flag("--no-report", f->no_report, "Do not write the report");
@@ -366,7 +371,9 @@ void RegisterReproduceCommand(CLI::App& app, int* exit_code) {
   cmd->footer(
       "Prints, per GPU and workload, Zeus's energy savings and time change against Default (the default batch\n"
       "size at the maximum power limit) over the last 10 recurrences and over all of them, and its regret against\n"
-      "the Oracle. Progress goes to stderr. The same flags give byte-identical output and report.");
+      "the Oracle. Progress goes to stderr. The same flags give byte-identical output and report.\n"
+      "At most " + std::to_string(kMaxRuns) + " runs (GPUs x workloads x seeds). Exit codes: 0 ok, 1 simulation or\n"
+      "write failure, 2 bad flag, list, trace or --report directory (checked before the runs).");
   cmd->callback([f, exit_code] { *exit_code = RunReproduce(*f); });
 }
 

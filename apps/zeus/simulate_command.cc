@@ -251,8 +251,9 @@ void RegisterSimulateCommand(CLI::App& app, int* exit_code) {
       ->transform(IntegerFlag<std::uint64_t>())
       ->capture_default_str();
   cmd->add_option("--recurrences", f->recurrences,
-                  fmt::format("Recurrences to simulate (default: 2 x |batch sizes| x |power limits|), at most {}",
-                              kMaxRecurrences))
+                  fmt::format("Recurrences to simulate (default: 2 x |batch sizes| x |power limits|), at most {}; "
+                              "time grows with the square, {} take about a minute",
+                              kMaxRecurrences, kMaxRecurrences))
       ->transform(IntegerFlag<int>(0, kMaxRecurrences));
   cmd->add_option("--output", f->output,
                   "Write one CSV row per try: recurrence,try,batch_size,power_limit,epochs,energy,time,cost,reached");
@@ -274,7 +275,8 @@ void RegisterSimulateCommand(CLI::App& app, int* exit_code) {
       "drawn from the trace, and the run is stopped early once its cost exceeds beta x the best cost so far. The\n"
       "same seed gives the same decisions (and byte-identical output) as the original Zeus simulator.\n"
       "Workloads other than the six built-in ones need --optimizer, --target-metric, --max-epochs and\n"
-      "--default-batch-size. Exit codes: 0 ok, 1 simulation failure, 2 bad flag or trace.");
+      "--default-batch-size. Exit codes: 0 ok, 1 simulation failure or a failed write of --output, 2 bad flag,\n"
+      "trace or --output path (the path is checked before the simulation).");
   cmd->callback([f, exit_code] { *exit_code = RunSimulate(*f); });
 }
 

@@ -125,7 +125,8 @@ double Metric(int epoch, int needed) {
 }
 
 // Caps, so that a typo cannot run for ever: epochs x steps per epoch is at
-// most kMaxTotalSteps (about STEPS_TIME on the manual clock).
+// most kMaxTotalSteps, about 15 minutes on the manual clock (some 110,000
+// steps a second); on a wall-clock scenario each step takes its emulated time.
 constexpr int kMaxEpochs = 1'000'000;
 constexpr std::int64_t kMaxTotalSteps = 100'000'000;
 

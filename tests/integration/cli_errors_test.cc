@@ -101,7 +101,7 @@ TEST(CliErrorsTest, RangesReadAsAPersonWritesThem) {
   ExpectOneLineError(Zeus({"simulate", "--eta", "-1"}), {"--eta must be between 0 and 1 (got -1)"});
   ExpectOneLineError(Zeus({"simulate", "--eta", "1.5"}), {"--eta must be between 0 and 1 (got 1.5)"});
   ExpectOneLineError(Zeus({"simulate", "--beta", "0"}), {"--beta must be greater than 0 (got 0)"});
-  ExpectOneLineError(Zeus({"simulate", "--recurrences", "-1"}), {"--recurrences must be between 0 and 1000000 (got -1)"});
+  ExpectOneLineError(Zeus({"simulate", "--recurrences", "-1"}), {"--recurrences must be between 0 and 100000 (got -1)"});
   ExpectOneLineError(Zeus({"simulate", "--window", "-3"}), {"--window must be at least 0 (got -3)"});
   ExpectOneLineError(Zeus({"simulate", "--max-epochs", "0"}), {"--max-epochs must be at least 1 (got 0)"});
   ExpectOneLineError(Zeus({"simulate", "--default-batch-size", "-8"}), {"--default-batch-size must be at least 1 (got -8)"});
@@ -159,19 +159,23 @@ TEST(CliErrorsTest, ReproduceRejectsDuplicatesAndEmptyLists) {
 
 TEST(CliErrorsTest, CountsAreCapped) {
   ExpectOneLineError(Zeus({"simulate", "--recurrences", "100000000"}),
-                     {"--recurrences must be between 0 and 1000000 (got 100000000)"});
+                     {"--recurrences must be between 0 and 100000 (got 100000000)"});
   ExpectOneLineError(Zeus({"reproduce", "--jobs", "100000"}), {"--jobs must be between 1 and 1024 (got 100000)"});
   if (!HaveTraces()) GTEST_SKIP() << "no traces at " << kTraceDir;
-  ExpectOneLineError(Zeus({"reproduce", "--trace-dir", kTraceDir, "--no-report", "--seeds", "1-10001"}),
-                     {"--seeds '1-10001': at most 10000 seeds"});
-  ExpectOneLineError(Zeus({"reproduce", "--trace-dir", kTraceDir, "--no-report", "--seeds", "1-10000"}),
-                     {"= 120000 runs; at most 20000"});
+  ExpectOneLineError(Zeus({"reproduce", "--trace-dir", kTraceDir, "--no-report", "--seeds", "1-1001"}),
+                     {"--seeds '1-1001': at most 1000 seeds"});
+  ExpectOneLineError(Zeus({"reproduce", "--trace-dir", kTraceDir, "--no-report", "--seeds", "1-600,1000-1400"}),
+                     {"--seeds '1-600,1000-1400': at most 1000 seeds"});
+  // Four GPUs x six workloads x 1000 seeds; checked before any trace is read.
+  ExpectOneLineError(Zeus({"reproduce", "--trace-dir", kTraceDir, "--no-report", "--gpus", "g1,g2,g3,g4", "--seeds",
+                           "1-1000"}),
+                     {"4 GPUs x 6 workloads x 1000 seeds = 24000 runs; at most 20000"});
 }
 
 TEST(CliErrorsTest, HelpTellsTheCaps) {
   const ProcessResult r = Zeus({"simulate", "--help"});
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_THAT(r.out, HasSubstr("at most 1000000"));
+  EXPECT_THAT(r.out, HasSubstr("at most 100000"));
   EXPECT_EQ(r.err, "");
   const ProcessResult t = Train({"--help"});
   EXPECT_EQ(t.exit_code, 0);
