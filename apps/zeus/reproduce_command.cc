@@ -212,9 +212,7 @@ void PrintJson(const std::vector<JobRuns>& jobs) {
 
 int RunReproduce(const ReproduceFlags& f) {
   const Clock::time_point start = Clock::now();
-  Result<std::string> dir = simulator::ResolveTraceDir(f.trace_dir);
-  if (!dir) return Failure(dir.error());
-  if (Status s = CheckInputDirectory(TraceDirSource(f.trace_dir), *dir); !s) return Failure(s.error());
+  // The flags first, then the files they name.
   Result<std::vector<std::uint64_t>> seeds = ParseSeeds(f.seeds);
   if (!seeds) return Failure(seeds.error());
   std::vector<std::string> gpus;
@@ -222,11 +220,6 @@ int RunReproduce(const ReproduceFlags& f) {
     Result<std::vector<std::string>> named = SplitList("--gpus", *f.gpus);
     if (!named) return Failure(named.error());
     gpus = *named;
-  } else {
-    Result<std::vector<std::string>> found = simulator::ListTraceGpus(*dir);
-    if (!found) return Failure(found.error());
-    if (found->empty()) return Failure(Error(ErrorCode::kNotFound, fmt::format("{}: no summary_power_<gpu>.csv", *dir)));
-    gpus = *found;
   }
   std::vector<simulator::WorkloadSpec> workloads;
   if (f.workloads == "all") {
@@ -245,6 +238,15 @@ int RunReproduce(const ReproduceFlags& f) {
       }
       workloads.push_back(*w);
     }
+  }
+  Result<std::string> dir = simulator::ResolveTraceDir(f.trace_dir);
+  if (!dir) return Failure(dir.error());
+  if (Status s = CheckInputDirectory(TraceDirSource(f.trace_dir), *dir); !s) return Failure(s.error());
+  if (!f.gpus) {
+    Result<std::vector<std::string>> found = simulator::ListTraceGpus(*dir);
+    if (!found) return Failure(found.error());
+    if (found->empty()) return Failure(Error(ErrorCode::kNotFound, fmt::format("{}: no summary_power_<gpu>.csv", *dir)));
+    gpus = *found;
   }
   if (gpus.size() * workloads.size() * seeds->size() > kMaxRuns) {
     return Failure(Error(ErrorCode::kInvalidArgument,

@@ -31,13 +31,19 @@ using testing::ProcessResult;
 
 const std::string kTraceDir = std::string(ZEUS_SHARED_DIR) + "/traces/zeus-nsdi23";
 
+// Tests that need the traces pass --trace-dir. Elsewhere ZEUS_TRACE_DIR names
+// no directory, so that a binary without a flag check fails fast on the
+// traces instead of running (a missing cap would otherwise run for hours).
 ProcessResult Zeus(std::vector<std::string> args) {
   args.insert(args.begin(), ZEUS_TEST_CLI_PATH);
-  return testing::RunProcess(args, {{"ZEUS_TRACE_DIR", std::nullopt}});
+  return testing::RunProcess(args, {{"ZEUS_TRACE_DIR", "/nonexistent/zeus-traces"}});
 }
 
+// No GPUs unless `env` names an NVML library: a binary without a flag check
+// then stops at once instead of training on whatever GPUs the machine has.
 ProcessResult Train(std::vector<std::string> args, std::map<std::string, std::optional<std::string>> env = {}) {
   args.insert(args.begin(), ZEUS_TEST_TRAIN_PATH);
+  env.emplace("ZEUS_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1");
   return testing::RunProcess(args, env);
 }
 
@@ -162,9 +168,11 @@ TEST(CliErrorsTest, CountsAreCapped) {
                      {"--recurrences must be between 0 and 100000 (got 100000000)"});
   ExpectOneLineError(Zeus({"reproduce", "--jobs", "100000"}), {"--jobs must be between 1 and 1024 (got 100000)"});
   if (!HaveTraces()) GTEST_SKIP() << "no traces at " << kTraceDir;
-  ExpectOneLineError(Zeus({"reproduce", "--trace-dir", kTraceDir, "--no-report", "--seeds", "1-1001"}),
+  // (--gpus h100, which has no trace, stops a binary without the cap early.)
+  ExpectOneLineError(Zeus({"reproduce", "--trace-dir", kTraceDir, "--no-report", "--gpus", "h100", "--seeds", "1-1001"}),
                      {"--seeds '1-1001': at most 1000 seeds"});
-  ExpectOneLineError(Zeus({"reproduce", "--trace-dir", kTraceDir, "--no-report", "--seeds", "1-600,1000-1400"}),
+  ExpectOneLineError(Zeus({"reproduce", "--trace-dir", kTraceDir, "--no-report", "--gpus", "h100", "--seeds",
+                           "1-600,1000-1400"}),
                      {"--seeds '1-600,1000-1400': at most 1000 seeds"});
   // Four GPUs x six workloads x 1000 seeds; checked before any trace is read.
   ExpectOneLineError(Zeus({"reproduce", "--trace-dir", kTraceDir, "--no-report", "--gpus", "g1,g2,g3,g4", "--seeds",
@@ -289,11 +297,10 @@ TEST(TrainCliErrorsTest, TotalStepsAreCapped) {
 
 TEST(TrainCliErrorsTest, PathsAreCheckedBeforeTraining) {
   testing::TempDir tmp;
-  // No GPUs are opened: the path check comes first.
-  const std::map<std::string, std::optional<std::string>> no_gpus = {{"ZEUS_NVML_LIBRARY", tmp.File("none.so")}};
-  ExpectOneLineError(Train({"-o", tmp.path()}, no_gpus), {"--output " + tmp.path(), "Is a directory"});
-  ExpectOneLineError(Train({"--profile-path", tmp.path()}, no_gpus), {"--profile-path " + tmp.path(), "Is a directory"});
-  ExpectOneLineError(Train({"--profile-path", tmp.File("no/dir/profile.json")}, no_gpus),
+  // Train() gives no GPUs: the path check comes before they are opened.
+  ExpectOneLineError(Train({"-o", tmp.path()}), {"--output " + tmp.path(), "Is a directory"});
+  ExpectOneLineError(Train({"--profile-path", tmp.path()}), {"--profile-path " + tmp.path(), "Is a directory"});
+  ExpectOneLineError(Train({"--profile-path", tmp.File("no/dir/profile.json")}),
                      {"--profile-path " + tmp.File("no/dir/profile.json"), "does not exist"});
 }
 
