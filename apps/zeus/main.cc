@@ -2,13 +2,15 @@
 //
 // The `zeus` command line. Exit codes follow zeus::ExitCodeFor: 0 ok,
 // 1 runtime failure, 2 usage error, 3 permission denied, 4 unavailable,
-// 5 not supported.
+// 5 not supported. Every parse error is one line, `error: ...`, naming the
+// bad word (apps/zeus/cli_flags.h).
 
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
 
 #include "apps/zeus/bso_server_command.h"
+#include "apps/zeus/cli_flags.h"
 #include "apps/zeus/info_command.h"
 #include "apps/zeus/monitor_command.h"
 #include "apps/zeus/reproduce_command.h"
@@ -38,8 +40,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // CLI11 prints the message; --help and --version exit 0, usage errors 2.
-    return app.exit(e) == 0 ? 0 : zeus::ExitCodeFor(zeus::ErrorCode::kInvalidArgument);
+    // --help and --version print and exit 0; usage errors print one line and exit 2.
+    return zeus::cli::HandleParseError(app, e);
   }
   return exit_code;
 }

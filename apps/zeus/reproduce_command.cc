@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,7 +19,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "apps/zeus/cli_flags.h"
 #include "apps/zeus/report_html.h"
+#include "apps/zeus/simulate_command.h"
 #include "zeus/simulator/job_trace.h"
 #include "zeus/simulator/metrics.h"
 #include "zeus/simulator/output.h"
@@ -31,9 +35,19 @@ using json = nlohmann::json;
 using report::JobRuns;
 using Clock = std::chrono::steady_clock;
 
+// Caps, so that a typo cannot run for hours or exhaust memory. Every run's
+// tries are kept for the table and the report: about 30 KB per run at the
+// traces' default recurrences, so kMaxRuns runs stay near 600 MB (and
+// simulate in seconds); the six workloads on the two traced GPUs with
+// kMaxSeeds seeds are 12,000 runs. Threads beyond the cores do not help, and
+// each costs a stack.
+constexpr std::size_t kMaxSeeds = 1'000;
+constexpr std::size_t kMaxRuns = 20'000;
+constexpr int kMaxJobs = 1024;
+
 struct ReproduceFlags {
   std::string trace_dir;
-  std::string gpus;  // empty: every GPU with a power trace
+  std::optional<std::string> gpus;  // not given: every GPU with a power trace
   std::string workloads = "all";
   std::string seeds = "1-5";
   std::string report_dir = "zeus-report";
@@ -49,12 +63,23 @@ int Failure(const Error& e) {
   return ExitCodeFor(e.code());
 }
 
-std::vector<std::string> SplitList(const std::string& s) {
+// A comma-separated list of `flag` ("a, b,c"); an empty list or item is an
+// error, and so is an item given twice.
+Result<std::vector<std::string>> SplitList(std::string_view flag, const std::string& s) {
   std::vector<std::string> out;
   std::string item;
   for (char c : s + ",") {
     if (c == ',') {
-      if (!item.empty()) out.push_back(item);
+      if (item.empty()) {
+        return Fail(ErrorCode::kInvalidArgument,
+                    s.find_first_not_of(" ,") == std::string::npos
+                        ? fmt::format("{} is empty; name at least one, or leave the flag out for the default", flag)
+                        : fmt::format("{} '{}' has an empty item", flag, s));
+      }
+      if (std::find(out.begin(), out.end(), item) != out.end()) {
+        return Fail(ErrorCode::kInvalidArgument, fmt::format("{}: '{}' is given twice", flag, item));
+      }
+      out.push_back(item);
       item.clear();
     } else if (c != ' ') {
       item += c;
@@ -63,32 +88,47 @@ std::vector<std::string> SplitList(const std::string& s) {
   return out;
 }
 
-// "1-5", "1,3,7", "2-4,9".
+// One seed: decimal digits, 0 to 2^64-1.
+std::optional<std::uint64_t> ParseSeed(const std::string& text) {
+  if (text.empty() || text.size() > 20) return std::nullopt;
+  std::uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    const auto digit = static_cast<std::uint64_t>(c - '0');
+    if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) return std::nullopt;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+// "1-5", "1,3,7", "2-4,9"; at most kMaxSeeds seeds, none twice.
 Result<std::vector<std::uint64_t>> ParseSeeds(const std::string& spec) {
+  Result<std::vector<std::string>> parts = SplitList("--seeds", spec);
+  if (!parts) return Fail(parts.error());
   std::vector<std::uint64_t> seeds;
-  auto bad = [&] {
-    return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("--seeds: '{}' is not a list of seeds or ranges such as 1-5 or 1,3,7", spec));
-  };
-  for (const std::string& part : SplitList(spec)) {
-    const std::size_t dash = part.find('-', 1);
-    try {
-      std::size_t used = 0;
-      const unsigned long long lo = std::stoull(part.substr(0, dash), &used);
-      if (used != part.substr(0, dash).size() || part[0] == '-') return bad();
-      unsigned long long hi = lo;
-      if (dash != std::string::npos) {
-        const std::string tail = part.substr(dash + 1);
-        hi = std::stoull(tail, &used);
-        if (used != tail.size() || tail[0] == '-') return bad();
+  std::set<std::uint64_t> seen;
+  for (const std::string& part : *parts) {
+    const std::size_t dash = part.find('-');
+    const std::optional<std::uint64_t> lo = ParseSeed(part.substr(0, dash));
+    const std::optional<std::uint64_t> hi = dash == std::string::npos ? lo : ParseSeed(part.substr(dash + 1));
+    if (!lo || !hi || *hi < *lo) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("--seeds: '{}' is not a seed (0 to 18446744073709551615) or a range LOW-HIGH such as "
+                              "1-5; lists look like 1,3,7",
+                              part));
+    }
+    if (*hi - *lo >= kMaxSeeds - seeds.size()) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("--seeds '{}': at most {} seeds per run of reproduce", spec, kMaxSeeds));
+    }
+    for (std::uint64_t s = *lo;; ++s) {
+      if (!seen.insert(s).second) {
+        return Fail(ErrorCode::kInvalidArgument, fmt::format("--seeds '{}': seed {} is given twice", spec, s));
       }
-      if (hi < lo || hi - lo > 100000) return bad();
-      for (unsigned long long s = lo; s <= hi; ++s) seeds.push_back(s);
-    } catch (const std::exception&) {
-      return bad();
+      seeds.push_back(s);
+      if (s == *hi) break;
     }
   }
-  if (seeds.empty()) return bad();
   return seeds;
 }
 
@@ -172,27 +212,51 @@ void PrintJson(const std::vector<JobRuns>& jobs) {
 
 int RunReproduce(const ReproduceFlags& f) {
   const Clock::time_point start = Clock::now();
-  Result<std::string> dir = simulator::ResolveTraceDir(f.trace_dir);
-  if (!dir) return Failure(dir.error());
+  // The flags first, then the files they name.
   Result<std::vector<std::uint64_t>> seeds = ParseSeeds(f.seeds);
   if (!seeds) return Failure(seeds.error());
-  std::vector<std::string> gpus = SplitList(f.gpus);
-  if (gpus.empty()) {
-    Result<std::vector<std::string>> found = simulator::ListTraceGpus(*dir);
-    if (!found) return Failure(found.error());
-    if (found->empty()) return Failure(Error(ErrorCode::kNotFound, fmt::format("{}: no summary_power_<gpu>.csv", *dir)));
-    gpus = *found;
+  std::vector<std::string> gpus;
+  if (f.gpus) {
+    Result<std::vector<std::string>> named = SplitList("--gpus", *f.gpus);
+    if (!named) return Failure(named.error());
+    gpus = *named;
   }
   std::vector<simulator::WorkloadSpec> workloads;
   if (f.workloads == "all") {
     workloads.assign(simulator::BuiltinWorkloads().begin(), simulator::BuiltinWorkloads().end());
   } else {
-    for (const std::string& name : SplitList(f.workloads)) {
+    Result<std::vector<std::string>> names = SplitList("--workloads", f.workloads);
+    if (!names) return Failure(names.error());
+    for (const std::string& name : *names) {
       Result<simulator::WorkloadSpec> w = simulator::ResolveWorkload(name);
       if (!w) return Failure(w.error());
+      for (const simulator::WorkloadSpec& earlier : workloads) {
+        if (earlier.name() == w->name()) {
+          return Failure(Error(ErrorCode::kInvalidArgument,
+                               fmt::format("--workloads: '{}' names {} again", name, w->name())));
+        }
+      }
       workloads.push_back(*w);
     }
-    if (workloads.empty()) return Failure(Error(ErrorCode::kInvalidArgument, "--workloads: no workload named"));
+  }
+  Result<std::string> dir = simulator::ResolveTraceDir(f.trace_dir);
+  if (!dir) return Failure(dir.error());
+  if (Status s = CheckInputDirectory(TraceDirSource(f.trace_dir), *dir); !s) return Failure(s.error());
+  if (!f.gpus) {
+    Result<std::vector<std::string>> found = simulator::ListTraceGpus(*dir);
+    if (!found) return Failure(found.error());
+    if (found->empty()) return Failure(Error(ErrorCode::kNotFound, fmt::format("{}: no summary_power_<gpu>.csv", *dir)));
+    gpus = *found;
+  }
+  if (gpus.size() * workloads.size() * seeds->size() > kMaxRuns) {
+    return Failure(Error(ErrorCode::kInvalidArgument,
+                         fmt::format("{} GPUs x {} workloads x {} seeds = {} runs; at most {} in one reproduce (each "
+                                     "run's tries are kept for the report)",
+                                     gpus.size(), workloads.size(), seeds->size(),
+                                     gpus.size() * workloads.size() * seeds->size(), kMaxRuns)));
+  }
+  if (!f.no_report) {
+    if (Status s = PrepareOutputDirectory("--report", f.report_dir); !s) return Failure(s.error());
   }
 
   // Load each trace once; the job slices are shared read-only by the workers.
@@ -287,21 +351,31 @@ void RegisterReproduceCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--trace-dir", f->trace_dir,
                   "Directory with summary_train.csv and summary_power_<gpu>.csv "
                   "(default: $ZEUS_TRACE_DIR, else ../shared/traces/zeus-nsdi23)");
-  cmd->add_option("--gpus", f->gpus, "Comma-separated GPUs (default: every summary_power_<gpu>.csv in the directory)");
-  cmd->add_option("--workloads", f->workloads, "'all' (the six built-in workloads) or a comma-separated list")
+  cmd->add_option("--gpus", f->gpus,
+                  "Comma-separated GPUs, none twice (default: every summary_power_<gpu>.csv in the directory)");
+  cmd->add_option("--workloads", f->workloads, "'all' (the six built-in workloads) or a comma-separated list, none twice")
       ->capture_default_str();
-  cmd->add_option("--seeds", f->seeds, "Seeds: ranges and lists such as 1-5 or 1,3,7")->capture_default_str();
+  cmd->add_option("--seeds", f->seeds,
+                  fmt::format("Seeds: ranges and lists such as 1-5 or 1,3,7; none twice, at most {}", kMaxSeeds))
+      ->capture_default_str();
   cmd->add_option("--report", f->report_dir, "Directory for the report (index.html with SVG plots, runs.csv)")
       ->capture_default_str();
   cmd->add_flag("--no-report", f->no_report, "Do not write the report");
-  cmd->add_option("--eta", f->eta, "Energy-time weight of the cost, in [0, 1]")->capture_default_str();
-  cmd->add_option("--beta", f->beta, "Early-stopping threshold (x the least cost so far)")->capture_default_str();
-  cmd->add_option("--jobs", f->jobs, "Threads to simulate on (default: one per core)")->check(CLI::PositiveNumber);
+  cmd->add_option("--eta", f->eta, "Energy-time weight of the cost, in [0, 1]")
+      ->check(NumberRange(0, 1))
+      ->capture_default_str();
+  cmd->add_option("--beta", f->beta, "Early-stopping threshold (x the least cost so far)")
+      ->check(PositiveNumber())
+      ->capture_default_str();
+  cmd->add_option("--jobs", f->jobs, fmt::format("Threads to simulate on (default: one per core), at most {}", kMaxJobs))
+      ->transform(IntegerFlag<int>(1, kMaxJobs));
   cmd->add_flag("--json", f->as_json, "Print JSON instead of the table");
   cmd->footer(
       "Prints, per GPU and workload, Zeus's energy savings and time change against Default (the default batch\n"
       "size at the maximum power limit) over the last 10 recurrences and over all of them, and its regret against\n"
-      "the Oracle. Progress goes to stderr. The same flags give byte-identical output and report.");
+      "the Oracle. Progress goes to stderr. The same flags give byte-identical output and report.\n"
+      "At most " + std::to_string(kMaxRuns) + " runs (GPUs x workloads x seeds). Exit codes: 0 ok, 1 simulation or\n"
+      "write failure, 2 bad flag, list, trace or --report directory (checked before the runs).");
   cmd->callback([f, exit_code] { *exit_code = RunReproduce(*f); });
 }
 

@@ -3,7 +3,8 @@
 #include "apps/zeus/simulate_command.h"
 
 #include <cstdio>
-#include <fstream>
+#include <cstdlib>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "apps/zeus/cli_flags.h"
 #include "apps/zeus/server_batch_size_source.h"
 #include "zeus/simulator/job_trace.h"
 #include "zeus/simulator/metrics.h"
@@ -156,6 +158,14 @@ int RunSimulate(SimulateFlags f) {
   if (!policy) return Failure(policy.error());
   Result<std::string> dir = simulator::ResolveTraceDir(f.trace_dir);
   if (!dir) return Failure(dir.error());
+  if (Status s = CheckInputDirectory(TraceDirSource(f.trace_dir), *dir); !s) return Failure(s.error());
+  // The output path is opened before the simulation, so a bad one costs nothing.
+  std::optional<OutputFile> output;
+  if (!f.output.empty()) {
+    Result<OutputFile> opened = OutputFile::Open("--output", f.output);
+    if (!opened) return Failure(opened.error());
+    output.emplace(std::move(*opened));
+  }
   f.overrides.optimizer = f.optimizer;
   f.overrides.target_metric = f.target_metric;
   f.overrides.max_epochs = f.max_epochs;
@@ -198,11 +208,10 @@ int RunSimulate(SimulateFlags f) {
   if (!baselines) return Failure(baselines.error());
   const RunSummary summary = simulator::Summarize(*result, *baselines);
 
-  if (!f.output.empty()) {
-    std::ofstream out(f.output, std::ios::binary | std::ios::trunc);
-    out << simulator::TriesCsv(*result);
-    out.close();
-    if (!out) return Failure(Error(ErrorCode::kIoError, fmt::format("{}: could not write the tries CSV", f.output)));
+  if (output) {
+    if (Status s = output->Commit(simulator::TriesCsv(*result)); !s) {
+      return Failure(s.error().WithContext("could not write the tries CSV"));
+    }
   }
   if (f.as_json) {
     PrintJson(f, *job, *result, *baselines, summary);
@@ -213,6 +222,12 @@ int RunSimulate(SimulateFlags f) {
 }
 
 }  // namespace
+
+std::string TraceDirSource(const std::string& flag) {
+  if (!flag.empty()) return "--trace-dir";
+  if (const char* env = std::getenv("ZEUS_TRACE_DIR"); env != nullptr && *env != '\0') return "$ZEUS_TRACE_DIR";
+  return "the default trace directory";
+}
 
 void RegisterSimulateCommand(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("simulate", "Replay a recurring training job on the Zeus traces with the Zeus policy");
@@ -227,22 +242,31 @@ void RegisterSimulateCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--policy", f->policy, "zeus, grid-search, power-limit-only or batch-size-only")
       ->capture_default_str();
   cmd->add_option("--eta", f->eta, "Energy-time weight of the cost: eta*E + (1-eta)*maxPower*T, in [0, 1]")
+      ->check(NumberRange(0, 1))
       ->capture_default_str();
   cmd->add_option("--beta", f->beta, "Early stopping: stop a run once its cost passes beta x the least cost so far")
+      ->check(PositiveNumber())
       ->capture_default_str();
-  cmd->add_option("--seed", f->seed, "Seed of the numpy-compatible random streams")->capture_default_str();
-  cmd->add_option("--recurrences", f->recurrences, "Recurrences to simulate (default: 2 x |batch sizes| x |power limits|)")
-      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--seed", f->seed, "Seed of the numpy-compatible random streams, 0 to 2^64-1")
+      ->transform(IntegerFlag<std::uint64_t>())
+      ->capture_default_str();
+  cmd->add_option("--recurrences", f->recurrences,
+                  fmt::format("Recurrences to simulate (default: 2 x |batch sizes| x |power limits|), at most {}; "
+                              "time grows with the square, {} take about a minute",
+                              kMaxRecurrences, kMaxRecurrences))
+      ->transform(IntegerFlag<int>(0, kMaxRecurrences));
   cmd->add_option("--output", f->output,
                   "Write one CSV row per try: recurrence,try,batch_size,power_limit,epochs,energy,time,cost,reached");
   cmd->add_flag("--json", f->as_json, "Print one JSON object instead of the table");
   cmd->add_option("--optimizer", f->optimizer, "Override the workload's optimizer (e.g. adamw)");
-  cmd->add_option("--target-metric", f->target_metric, "Override the workload's target metric");
-  cmd->add_option("--max-epochs", f->max_epochs, "Override the workload's epoch cap");
+  cmd->add_option("--target-metric", f->target_metric, "Override the workload's target metric")
+      ->check(FiniteNumber());
+  cmd->add_option("--max-epochs", f->max_epochs, "Override the workload's epoch cap")->transform(IntegerFlag<int>(1));
   cmd->add_option("--default-batch-size", f->default_batch_size,
-                  "Override the workload's default batch size (capped to the GPU's largest)");
+                  "Override the workload's default batch size (capped to the GPU's largest)")
+      ->transform(IntegerFlag<int>(1));
   cmd->add_option("--window", f->window_size, "Thompson-sampling window of recent observations per batch size (0: all)")
-      ->check(CLI::NonNegativeNumber);
+      ->transform(IntegerFlag<int>(0));
   cmd->add_option("--via-server", f->via_server,
                   "Ask a running `zeus bso-server` at this URL (http://host:port) for every batch size instead of "
                   "the in-process optimizer; the same seed gives the same decisions");
@@ -251,7 +275,8 @@ void RegisterSimulateCommand(CLI::App& app, int* exit_code) {
       "drawn from the trace, and the run is stopped early once its cost exceeds beta x the best cost so far. The\n"
       "same seed gives the same decisions (and byte-identical output) as the original Zeus simulator.\n"
       "Workloads other than the six built-in ones need --optimizer, --target-metric, --max-epochs and\n"
-      "--default-batch-size. Exit codes: 0 ok, 1 simulation failure, 2 bad flag or trace.");
+      "--default-batch-size. Exit codes: 0 ok, 1 simulation failure or a failed write of --output, 2 bad flag,\n"
+      "trace or --output path (the path is checked before the simulation).");
   cmd->callback([f, exit_code] { *exit_code = RunSimulate(*f); });
 }
 

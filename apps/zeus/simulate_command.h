@@ -9,7 +9,21 @@
 
 #include <CLI/CLI.hpp>
 
+#include <string>
+
 namespace zeus::cli {
+
+// The most recurrences `zeus simulate --recurrences` accepts (README says it
+// too). The Zeus policy refits on every past observation, so time grows with
+// the square of the recurrences: 10,000 take about a second, 100,000 about a
+// minute and a quarter (and 250 MB for --json), 10^6 would take two hours.
+// The traces' defaults are 2 x |batch sizes| x |power limits|, a few hundred.
+inline constexpr int kMaxRecurrences = 100'000;
+
+// Where the trace directory came from, for messages: "--trace-dir",
+// "$ZEUS_TRACE_DIR" or "the default trace directory" (`flag` is the
+// --trace-dir value, empty when not given).
+std::string TraceDirSource(const std::string& flag);
 
 // Registers the `simulate` subcommand on `app`. When it runs, it sets *exit_code.
 void RegisterSimulateCommand(CLI::App& app, int* exit_code);

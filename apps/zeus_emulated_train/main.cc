@@ -26,8 +26,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <cstdlib>
@@ -41,6 +44,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "apps/zeus/cli_flags.h"
 #include "apps/zeus_emulated_train/emulator_control.h"
 #include "zeus/device/discovery.h"
 #include "zeus/monitor/monitor.h"
@@ -120,19 +124,50 @@ double Metric(int epoch, int needed) {
   return 0.5 * epoch / (needed > 0 ? needed : epoch + 1);
 }
 
-int Report(const std::string& text, const std::string& output) {
-  if (output.empty()) {
+// Caps, so that a typo cannot run for ever: epochs x steps per epoch is at
+// most kMaxTotalSteps, about 15 minutes on the manual clock (some 110,000
+// steps a second); on a wall-clock scenario each step takes its emulated time.
+constexpr int kMaxEpochs = 1'000'000;
+constexpr std::int64_t kMaxTotalSteps = 100'000'000;
+
+// The report, to stdout or to the -o file opened before training.
+int Report(const std::string& text, std::optional<zeus::cli::OutputFile>& output) {
+  if (!output) {
     std::fputs(text.c_str(), stdout);
-    return 0;
+    return std::fflush(stdout) == 0 ? 0 : 1;
   }
-  std::FILE* f = std::fopen(output.c_str(), "w");
-  if (f == nullptr) {
-    std::fprintf(stderr, "error: cannot write %s\n", output.c_str());
-    return 1;
+  if (zeus::Status s = output->Commit(text); !s) {
+    std::fprintf(stderr, "error: %s\n", s.error().message().c_str());
+    return zeus::ExitCodeFor(s.error().code());
   }
-  std::fputs(text.c_str(), f);
-  std::fclose(f);
   return 0;
+}
+
+// Path flags that can be checked before any device is opened.
+zeus::Status CheckPaths(const Flags& flags, std::optional<zeus::cli::OutputFile>& output) {
+  if (!flags.profile_path.empty()) {
+    // Read if it exists, written after profiling otherwise: it must not be a
+    // directory, and the directory it goes into must exist.
+    std::error_code ec;
+    const std::filesystem::path path(flags.profile_path);
+    if (std::filesystem::is_directory(path, ec)) {
+      return zeus::Fail(zeus::ErrorCode::kInvalidArgument,
+                        fmt::format("--profile-path {}: expected a file, not a directory: {}", flags.profile_path,
+                                    std::strerror(EISDIR)));
+    }
+    const std::filesystem::path parent = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+    if (!std::filesystem::is_directory(parent, ec)) {
+      return zeus::Fail(zeus::ErrorCode::kInvalidArgument,
+                        fmt::format("--profile-path {}: directory {} does not exist", flags.profile_path,
+                                    parent.string()));
+    }
+  }
+  if (!flags.output.empty()) {
+    auto opened = zeus::cli::OutputFile::Open("--output", flags.output);
+    if (!opened) return zeus::Fail(opened.error());
+    output.emplace(std::move(*opened));
+  }
+  return zeus::OkStatus();
 }
 
 struct Totals {
@@ -220,6 +255,11 @@ zeus::Result<std::unique_ptr<zeus::monitor::Monitor>> CreateMonitor(const zeus::
 std::string Watts(std::uint32_t mw) { return fmt::format("{:g}", mw / 1000.0); }
 
 int Run(const Flags& flags, zeus::runtime::Communicator& comm) {
+  std::optional<zeus::cli::OutputFile> output;
+  if (zeus::Status s = CheckPaths(flags, output); !s) {
+    std::fprintf(stderr, "error: %s\n", s.error().message().c_str());
+    return zeus::ExitCodeFor(s.error().code());
+  }
   auto gpus = zeus::device::OpenGpus();
   if (!gpus) {
     std::fprintf(stderr, "error: %s\n", gpus.error().message().c_str());
@@ -378,7 +418,7 @@ int Run(const Flags& flags, zeus::runtime::Communicator& comm) {
                           bso->energy_j(), decision.message);
     }
   }
-  return Report(text, flags.output);
+  return Report(text, output);
 }
 
 }  // namespace
@@ -386,28 +426,35 @@ int Run(const Flags& flags, zeus::runtime::Communicator& comm) {
 int main(int argc, char** argv) {
   Flags flags;
   CLI::App app{"Trains on emulated GPUs with the Zeus power-limit optimizer"};
-  app.add_option("--epochs", flags.epochs, "epochs")->check(CLI::Range(1, 1'000'000));
-  app.add_option("--steps-per-epoch", flags.steps_per_epoch, "training steps per epoch")->check(CLI::Range(1, 100'000'000));
-  app.add_option("--selector", flags.selector, "how the optimum is chosen")
-      ->check(CLI::IsMember({"zeus-cost", "energy", "time", "max-slowdown"}));
-  app.add_option("--eta", flags.eta, "zeus-cost: weight of energy against time, 0..1")->check(CLI::Range(0.0, 1.0));
+  using zeus::cli::IntegerFlag;
+  app.add_option("--epochs", flags.epochs, fmt::format("epochs, at most {}", kMaxEpochs))
+      ->transform(IntegerFlag<int>(1, kMaxEpochs));
+  app.add_option("--steps-per-epoch", flags.steps_per_epoch,
+                 fmt::format("training steps per epoch; epochs x steps per epoch is at most {}", kMaxTotalSteps))
+      ->transform(IntegerFlag<int>(1, static_cast<int>(kMaxTotalSteps)));
+  app.add_option("--selector", flags.selector, "how the optimum is chosen: zeus-cost, energy, time or max-slowdown")
+      ->check(zeus::cli::OneOf({"zeus-cost", "energy", "time", "max-slowdown"}));
+  app.add_option("--eta", flags.eta, "zeus-cost: weight of energy against time, 0..1")
+      ->check(zeus::cli::NumberRange(0.0, 1.0));
   app.add_option("--max-slowdown", flags.max_slowdown, "max-slowdown: allowed time factor over the highest limit, >= 1")
-      ->check(CLI::Range(1.0, 1e9));
+      ->check(zeus::cli::NumberAtLeast(1.0));
   app.add_option("--profile-path", flags.profile_path, "profile file: used if it exists, written otherwise");
   app.add_option("--time-scale", flags.time_scale,
                  "wall-clock scenarios: emulated seconds per real second (set it to the scenario's time_scale)")
-      ->check(CLI::PositiveNumber);
+      ->check(zeus::cli::PositiveNumber());
   app.add_flag("--json", flags.json, "print one JSON object");
   app.add_flag("-q,--quiet", flags.quiet, "no progress lines from the power-limit optimizer on stderr");
   app.add_option("-o,--output", flags.output, "write the report to this file instead of stdout");
-  app.add_option("--wait-steps", flags.wait_steps, "optimizer: steps before profiling")->check(CLI::NonNegativeNumber);
-  app.add_option("--warmup-steps", flags.warmup_steps, "optimizer: warmup steps per limit")->check(CLI::NonNegativeNumber);
-  app.add_option("--profile-steps", flags.profile_steps, "optimizer: measured steps per limit")->check(CLI::PositiveNumber);
-  app.add_option("--stride-w", flags.stride_w, "optimizer: power-limit stride, W")->check(CLI::PositiveNumber);
+  app.add_option("--wait-steps", flags.wait_steps, "optimizer: steps before profiling")->transform(IntegerFlag<int>(0));
+  app.add_option("--warmup-steps", flags.warmup_steps, "optimizer: warmup steps per limit")->transform(IntegerFlag<int>(0));
+  app.add_option("--profile-steps", flags.profile_steps, "optimizer: measured steps per limit")->transform(IntegerFlag<int>(1));
+  app.add_option("--stride-w", flags.stride_w, "optimizer: power-limit stride, W")->check(zeus::cli::PositiveNumber());
   app.add_flag("--mpi", flags.mpi, "one rank per process under mpirun (MPI communicator)");
-  app.add_option("--throw-at-step", flags.throw_at_step, "testing: throw an exception at this step");
+  app.add_option("--throw-at-step", flags.throw_at_step, "testing: throw an exception at this step (0: never)")
+      ->transform(IntegerFlag<int>(0));
   app.add_flag("--catch-exception", flags.catch_exception, "testing: catch that exception in main");
-  app.add_option("--pause-at-step", flags.pause_at_step, "testing: stop at this step until a signal comes");
+  app.add_option("--pause-at-step", flags.pause_at_step, "testing: stop at this step until a signal comes (0: never)")
+      ->transform(IntegerFlag<int>(0));
   app.add_option("--bso-server", flags.bso_server,
                  "take the batch size from this batch-size optimizer service (zeus bso-server) and report to it "
                  "after every epoch; --epochs is then the job's max_epochs");
@@ -416,12 +463,19 @@ int main(int argc, char** argv) {
                  "--bso-server: BATCH_SIZE:EPOCHS,... the job's batch sizes and the epochs each needs to reach the "
                  "target metric (0: never)");
   app.add_option("--default-batch-size", flags.default_batch_size, "--bso-server: the job's default batch size")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--bso-seed", flags.bso_seed, "--bso-server: the job's mab_seed");
+      ->transform(IntegerFlag<int>(1));
+  app.add_option("--bso-seed", flags.bso_seed, "--bso-server: the job's mab_seed, >= 0")
+      ->transform(IntegerFlag<std::int64_t>(0));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    return zeus::cli::HandleParseError(app, e);
+  }
+  if (auto parsed = ParseConvergence(flags.convergence); !parsed) return zeus::cli::UsageError(parsed.error().message());
+  if (static_cast<std::int64_t>(flags.epochs) * flags.steps_per_epoch > kMaxTotalSteps) {
+    return zeus::cli::UsageError(fmt::format(
+        "--epochs {} x --steps-per-epoch {} = {} steps; at most {} steps per run", flags.epochs,
+        flags.steps_per_epoch, static_cast<std::int64_t>(flags.epochs) * flags.steps_per_epoch, kMaxTotalSteps));
   }
 
   if (!flags.mpi) {

@@ -1,0 +1,68 @@
+// Copyright 2026 The Zeus C++ Authors.
+
+#include "apps/zeus/cli_flags.h"
+
+#include <cstdint>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace zeus::cli {
+namespace {
+
+// The validator's message for `input` ("" when accepted); `input` is rewritten.
+std::string Check(const CLI::Validator& v, std::string& input) { return v(input); }
+
+TEST(IntegerFlagTest, SignedBoundsAtTheTypeLimits) {
+  const CLI::Validator v = IntegerFlag<std::int64_t>();
+  std::string min = "-9223372036854775808";
+  EXPECT_EQ(Check(v, min), "");
+  std::string below = "-9223372036854775809";
+  EXPECT_EQ(Check(v, below), "must be at least -9223372036854775808 (got -9223372036854775809)");
+  std::string above = "9223372036854775808";
+  EXPECT_EQ(Check(v, above), "must be at most 9223372036854775807 (got 9223372036854775808)");
+}
+
+TEST(IntegerFlagTest, UnsignedRejectsSignsAndOverflow) {
+  const CLI::Validator v = IntegerFlag<std::uint32_t>();
+  std::string neg = "-1";
+  EXPECT_EQ(Check(v, neg), "must be at least 0 (got -1)");
+  std::string minus_zero = "-0";
+  EXPECT_EQ(Check(v, minus_zero), "");
+  EXPECT_EQ(minus_zero, "0");
+  std::string big = "4294967296";
+  EXPECT_EQ(Check(v, big), "must be at most 4294967295 (got 4294967296)");
+  std::string huge = "123456789012345678901234567890";
+  EXPECT_EQ(Check(v, huge), "must be at most 4294967295 (got 123456789012345678901234567890)");
+}
+
+TEST(IntegerFlagTest, RangeInWordsAndDecimalRewrite) {
+  const CLI::Validator v = IntegerFlag<int>(1, 10);
+  std::string zero = "0";
+  EXPECT_EQ(Check(v, zero), "must be between 1 and 10 (got 0)");
+  std::string octal_looking = "010";
+  EXPECT_EQ(Check(v, octal_looking), "");
+  EXPECT_EQ(octal_looking, "10");
+  for (std::string bad : {"", "+", "0x5", "1e3", " 5", "5 "}) {
+    std::string input = bad;
+    EXPECT_EQ(Check(v, input), "must be a whole number (got '" + bad + "')") << bad;
+  }
+}
+
+TEST(NumberRangeTest, Words) {
+  std::string v = "-1";
+  EXPECT_EQ(Check(NumberRange(0, 1), v), "must be between 0 and 1 (got -1)");
+  v = "0";
+  EXPECT_EQ(Check(PositiveNumber(), v), "must be greater than 0 (got 0)");
+  v = "0.5";
+  EXPECT_EQ(Check(NumberAtLeast(1), v), "must be at least 1 (got 0.5)");
+  v = "nan";
+  EXPECT_EQ(Check(FiniteNumber(), v), "must be a finite number (got nan)");
+  v = "1e400";
+  EXPECT_EQ(Check(NumberRange(0, 1), v), "must be a finite number between 0 and 1 (got 1e400)");
+  v = "0.25";
+  EXPECT_EQ(Check(NumberRange(0, 1), v), "");
+}
+
+}  // namespace
+}  // namespace zeus::cli
