@@ -1,0 +1,369 @@
+// Copyright 2026 The Zeus C++ Authors.
+//
+// The scenario's gpus[] entries: ReadGpu (declared in scenario_internal.h)
+// and its parts (architecture names, clock lists, PCI bus ids, default UUIDs,
+// the workload curve and the power schedule), and the defaults that depend on
+// the architecture (scenario.h: DefaultPowerAverageWindowNs,
+// DefaultCounterUpdatePeriodNs, IsGa100Name).
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "scenario_internal.h"
+
+namespace zeus::emulator {
+namespace {
+
+constexpr double kDefaultPowerUpdatePeriodMs = 100.0;
+constexpr std::int64_t kAmpereAverageWindowNs = 1'000'000'000;  // see DefaultPowerAverageWindowNs
+constexpr std::int64_t kCounterUpdatePeriodNs = 100'000'000;   // see DefaultCounterUpdatePeriodNs
+constexpr std::array<unsigned int, 1> kDefaultMemoryClocksMhz = {1215};
+constexpr std::array<unsigned int, 13> kDefaultGraphicsClocksMhz = {1980, 1830, 1680, 1530, 1380, 1230, 1080,
+                                                                    930,  780,  630,  480,  330,  210};
+
+struct ArchitectureName {
+  std::string_view name;
+  unsigned int value;
+};
+constexpr std::array kArchitectures = {
+    ArchitectureName{"kepler", NVML_DEVICE_ARCH_KEPLER},
+    ArchitectureName{"maxwell", NVML_DEVICE_ARCH_MAXWELL},
+    ArchitectureName{"pascal", NVML_DEVICE_ARCH_PASCAL},
+    ArchitectureName{"volta", NVML_DEVICE_ARCH_VOLTA},
+    ArchitectureName{"turing", NVML_DEVICE_ARCH_TURING},
+    ArchitectureName{"ampere", NVML_DEVICE_ARCH_AMPERE},
+    ArchitectureName{"ada", NVML_DEVICE_ARCH_ADA},
+    ArchitectureName{"hopper", NVML_DEVICE_ARCH_HOPPER},
+    ArchitectureName{"blackwell", NVML_DEVICE_ARCH_BLACKWELL},
+};
+
+}  // namespace
+
+namespace internal {
+namespace {
+
+// The "unsupported" list: names of optional queries the GPU refuses.
+void ReadUnsupported(const Json& value, const std::string& path, GpuSpec* gpu) {
+  const Json& array = ReadArray(value, path, /*allow_empty=*/true);
+  constexpr std::array<std::string_view, 4> kKnown = {"instant_power", "average_power", "memory_power",
+                                                      "temperature"};
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    const std::string element_path = ElementPath(path, i);
+    if (!array[i].is_string()) Fail(element_path, fmt::format("expected a string, got {}", Show(array[i])));
+    const std::string name = array[i].get<std::string>();
+    if (name == "instant_power") {
+      gpu->instant_power_supported = false;
+    } else if (name == "average_power") {
+      gpu->average_power_supported = false;
+    } else if (name == "memory_power") {
+      gpu->memory_power_supported = false;
+    } else if (name == "temperature") {
+      gpu->temperature_supported = false;
+    } else {
+      Fail(element_path, fmt::format("unknown query {}; expected one of {}, {}, {}, {}", Show(array[i]), kKnown[0],
+                                     kKnown[1], kKnown[2], kKnown[3]));
+    }
+  }
+}
+
+unsigned int ReadArchitecture(const Json& value, const std::string& path) {
+  if (!value.is_string()) Fail(path, fmt::format("expected a string, got {}", Show(value)));
+  const std::string name = Lower(value.get<std::string>());
+  for (const ArchitectureName& arch : kArchitectures) {
+    if (arch.name == name) return arch.value;
+  }
+  std::string known;
+  for (const ArchitectureName& arch : kArchitectures) {
+    known += known.empty() ? "" : ", ";
+    known += arch.name;
+  }
+  Fail(path, fmt::format("unknown architecture {}; expected one of {}", Show(value), known));
+}
+
+// Clock list: distinct positive integers (MHz), returned in descending order.
+std::vector<unsigned int> ReadClocks(const Json& value, const std::string& path) {
+  const Json& array = ReadArray(value, path, /*allow_empty=*/false);
+  std::vector<unsigned int> clocks;
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    clocks.push_back(static_cast<unsigned int>(ReadIntegerIn(array[i], ElementPath(path, i), 1, kMaxClockMhz)));
+  }
+  std::sort(clocks.begin(), clocks.end(), std::greater<>());
+  if (auto dup = std::adjacent_find(clocks.begin(), clocks.end()); dup != clocks.end()) {
+    Fail(path, fmt::format("lists {} MHz twice", *dup));
+  }
+  return clocks;
+}
+
+struct PciAddress {
+  unsigned int domain, bus, device, function;
+};
+
+PciAddress ReadPciBusId(const Json& value, const std::string& path) {
+  const std::string text = ReadString(value, path, NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE - 1);
+  // "DDDD:BB:DD.F" or "DDDDDDDD:BB:DD.F", hex.
+  const auto colon = text.find(':');
+  const bool shape_ok =
+      (colon == 4 || colon == 8) && text.size() == colon + 8 && text[colon + 3] == ':' && text[colon + 6] == '.';
+  bool hex_ok = shape_ok;
+  for (std::size_t i = 0; hex_ok && i < text.size(); ++i) {
+    if (i == colon || i == colon + 3 || i == colon + 6) continue;
+    hex_ok = std::isxdigit(static_cast<unsigned char>(text[i])) != 0;
+  }
+  if (!hex_ok || text.back() > '7') {
+    Fail(path, fmt::format("expected a PCI bus id like \"00000000:1A:00.0\", got {}", Show(value)));
+  }
+  auto hex = [&](std::size_t pos, std::size_t len) {
+    return static_cast<unsigned int>(std::stoul(text.substr(pos, len), nullptr, 16));
+  };
+  return PciAddress{hex(0, colon), hex(colon + 1, 2), hex(colon + 4, 2), hex(colon + 7, 1)};
+}
+
+void SetPciAddress(const PciAddress& pci, GpuSpec* gpu) {
+  gpu->pci_domain = pci.domain;
+  gpu->pci_bus = pci.bus;
+  gpu->pci_device = pci.device;
+  gpu->pci_bus_id = fmt::format("{:08X}:{:02X}:{:02X}.{:X}", pci.domain, pci.bus, pci.device, pci.function);
+  gpu->pci_bus_id_legacy =
+      fmt::format("{:04X}:{:02X}:{:02X}.{:X}", pci.domain & 0xFFFFu, pci.bus, pci.device, pci.function);
+}
+
+std::string DefaultUuid(std::size_t index, const std::string& name) {
+  const std::string seed = fmt::format("{}/{}", index, name);
+  const std::uint64_t hi = Fnv1a64(seed);
+  const std::uint64_t lo = Fnv1a64(fmt::format("zeus-emulator:{}", seed));
+  return fmt::format("GPU-{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xFFFFu, hi & 0xFFFFu, lo >> 48,
+                     lo & 0xFFFFFFFFFFFFull);
+}
+
+PowerModel ReadWorkload(const Json& value, const std::string& path) {
+  const ObjectReader workload(value, path, {"power_limits_w", "power_w", "iteration_time_s"});
+  const std::string limits_path = workload.PathOf("power_limits_w");
+  const Json& limits = ReadArray(workload.Require("power_limits_w"), limits_path, /*allow_empty=*/false);
+  const std::string power_path = workload.PathOf("power_w");
+  const Json& powers = ReadArray(workload.Require("power_w"), power_path, /*allow_empty=*/false);
+  if (powers.size() != limits.size()) {
+    Fail(power_path, fmt::format("has {} entries but power_limits_w has {}", powers.size(), limits.size()));
+  }
+  const Json* times = workload.Find("iteration_time_s");
+  const std::string times_path = workload.PathOf("iteration_time_s");
+  if (times != nullptr) {
+    ReadArray(*times, times_path, /*allow_empty=*/false);
+    if (times->size() != limits.size()) {
+      Fail(times_path, fmt::format("has {} entries but power_limits_w has {}", times->size(), limits.size()));
+    }
+  }
+  std::vector<CurvePoint> points;
+  for (std::size_t i = 0; i < limits.size(); ++i) {
+    CurvePoint point{};
+    const std::string limit_path = ElementPath(limits_path, i);
+    point.limit_mw = ReadMilliwatts(limits[i], limit_path, /*positive=*/true);
+    if (!points.empty() && point.limit_mw <= points.back().limit_mw) {
+      Fail(limit_path, fmt::format("limits must be strictly increasing ({} follows {})", FormatWatts(point.limit_mw),
+                                   FormatWatts(points.back().limit_mw)));
+    }
+    point.power_mw = ReadNumberIn(powers[i], ElementPath(power_path, i), 0.0, kMaxPowerW, " W") * 1000.0;
+    if (times != nullptr) {
+      const std::string time_path = ElementPath(times_path, i);
+      const double seconds = ReadNumberIn((*times)[i], time_path, 0.0, kMaxTimeS, " s");
+      if (seconds <= 0.0) Fail(time_path, fmt::format("must be greater than 0 s, got {}", Show((*times)[i])));
+      point.iteration_time_s = seconds;
+    }
+    points.push_back(point);
+  }
+  return PowerModel::Workload(std::move(points));
+}
+
+PowerModel ReadSchedule(const Json& value, const std::string& path) {
+  const Json& array = ReadArray(value, path, /*allow_empty=*/false);
+  std::vector<ScheduleStep> steps;
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    const ObjectReader step(array[i], ElementPath(path, i), {"at_s", "power_w"});
+    ScheduleStep parsed{};
+    parsed.time_ns = ReadSecondsAsNs(step.Require("at_s"), step.PathOf("at_s"));
+    parsed.power_mw = ReadMilliwatts(step.Require("power_w"), step.PathOf("power_w"), /*positive=*/false);
+    if (i == 0 && parsed.time_ns != 0) {
+      Fail(step.PathOf("at_s"), fmt::format("the first step must be at 0 s, got {}", Show(step.Require("at_s"))));
+    }
+    if (!steps.empty() && parsed.time_ns <= steps.back().time_ns) {
+      Fail(step.PathOf("at_s"), "steps must be in strictly increasing time order");
+    }
+    steps.push_back(parsed);
+  }
+  return PowerModel::Schedule(std::move(steps));
+}
+
+}  // namespace
+
+GpuSpec ReadGpu(const Json& value, std::size_t index, const GpuDefaults& defaults) {
+  const ObjectReader in(value, ElementPath("gpus", index),
+                        {"name",
+                         "architecture",
+                         "min_power_limit_w",
+                         "max_power_limit_w",
+                         "default_power_limit_w",
+                         "energy_counter",
+                         "power_w",
+                         "workload",
+                         "power_schedule",
+                         "power_limit_w",
+                         "uuid",
+                         "pci_bus_id",
+                         "memory_power_w",
+                         "temperature_c",
+                         "persistence_mode",
+                         "mig",
+                         "supported_memory_clocks_mhz",
+                         "supported_graphics_clocks_mhz",
+                         "power_update_period_ms",
+                         "power_average_window_ms",
+                         "counter_update_period_ms",
+                         "power_settle_ms",
+                         "unsupported",
+                         "counter_reset_at_s"});
+  GpuSpec gpu;
+  gpu.name = ReadString(in.Require("name"), in.PathOf("name"), kMaxNameLength);
+  gpu.architecture = ReadArchitecture(in.Require("architecture"), in.PathOf("architecture"));
+  gpu.min_limit_mw = ReadMilliwatts(in.Require("min_power_limit_w"), in.PathOf("min_power_limit_w"), true);
+  gpu.max_limit_mw = ReadMilliwatts(in.Require("max_power_limit_w"), in.PathOf("max_power_limit_w"), true);
+  gpu.default_limit_mw = ReadMilliwatts(in.Require("default_power_limit_w"), in.PathOf("default_power_limit_w"), true);
+  if (gpu.min_limit_mw > gpu.max_limit_mw) {
+    Fail(in.PathOf("min_power_limit_w"), fmt::format("{} is above max_power_limit_w ({})",
+                                                     FormatWatts(gpu.min_limit_mw), FormatWatts(gpu.max_limit_mw)));
+  }
+  auto check_in_range = [&](std::string_view key, std::uint32_t limit_mw) {
+    if (limit_mw < gpu.min_limit_mw || limit_mw > gpu.max_limit_mw) {
+      Fail(in.PathOf(key),
+           fmt::format("{} is outside [min_power_limit_w, max_power_limit_w] = [{}, {}]", FormatWatts(limit_mw),
+                       FormatWatts(gpu.min_limit_mw), FormatWatts(gpu.max_limit_mw)));
+    }
+  };
+  check_in_range("default_power_limit_w", gpu.default_limit_mw);
+  gpu.initial_limit_mw = gpu.default_limit_mw;
+  if (const Json* limit = in.Find("power_limit_w")) {
+    gpu.initial_limit_mw = ReadMilliwatts(*limit, in.PathOf("power_limit_w"), true);
+    check_in_range("power_limit_w", gpu.initial_limit_mw);
+  }
+  gpu.energy_counter = ReadBool(in.Require("energy_counter"), in.PathOf("energy_counter"));
+
+  // Exactly one source of demand.
+  std::vector<std::string_view> sources;
+  for (std::string_view key : {"power_w", "workload", "power_schedule"}) {
+    if (in.Find(key) != nullptr) sources.push_back(key);
+  }
+  if (sources.size() != 1) {
+    Fail(in.path(), sources.empty() ? std::string("needs one of \"power_w\", \"workload\" or \"power_schedule\"")
+                                    : fmt::format("give only one of \"power_w\", \"workload\" and \"power_schedule\" "
+                                                  "(found \"{}\" and \"{}\")",
+                                                  sources[0], sources[1]));
+  }
+  if (sources[0] == "power_w") {
+    gpu.power = PowerModel::Constant(ReadMilliwatts(in.Require("power_w"), in.PathOf("power_w"), false));
+  } else if (sources[0] == "workload") {
+    gpu.power = ReadWorkload(in.Require("workload"), in.PathOf("workload"));
+  } else {
+    gpu.power = ReadSchedule(in.Require("power_schedule"), in.PathOf("power_schedule"));
+  }
+
+  gpu.uuid = in.Find("uuid") != nullptr ? ReadString(in.Require("uuid"), in.PathOf("uuid"), kMaxUuidLength)
+                                        : DefaultUuid(index, gpu.name);
+  if (const Json* pci = in.Find("pci_bus_id")) {
+    SetPciAddress(ReadPciBusId(*pci, in.PathOf("pci_bus_id")), &gpu);
+  } else {
+    SetPciAddress(PciAddress{0, static_cast<unsigned int>(index + 1) & 0xFFu, 0, 0}, &gpu);
+  }
+  if (const Json* memory = in.Find("memory_power_w")) {
+    gpu.memory_power_mw = ReadMilliwatts(*memory, in.PathOf("memory_power_w"), false);
+  }
+  if (const Json* temperature = in.Find("temperature_c")) {
+    gpu.temperature_c =
+        static_cast<unsigned int>(ReadIntegerIn(*temperature, in.PathOf("temperature_c"), 0, kMaxTemperatureC));
+  }
+  if (const Json* persistence = in.Find("persistence_mode")) {
+    gpu.persistence_mode = ReadBool(*persistence, in.PathOf("persistence_mode"));
+  }
+  if (const Json* mig = in.Find("mig")) gpu.mig = ReadBool(*mig, in.PathOf("mig"));
+
+  if (const Json* clocks = in.Find("supported_memory_clocks_mhz")) {
+    gpu.memory_clocks_mhz = ReadClocks(*clocks, in.PathOf("supported_memory_clocks_mhz"));
+  } else {
+    gpu.memory_clocks_mhz.assign(kDefaultMemoryClocksMhz.begin(), kDefaultMemoryClocksMhz.end());
+  }
+  if (const Json* clocks = in.Find("supported_graphics_clocks_mhz")) {
+    gpu.graphics_clocks_mhz = ReadClocks(*clocks, in.PathOf("supported_graphics_clocks_mhz"));
+  } else {
+    gpu.graphics_clocks_mhz.assign(kDefaultGraphicsClocksMhz.begin(), kDefaultGraphicsClocksMhz.end());
+  }
+
+  if (const Json* period = in.Find("power_update_period_ms")) {
+    gpu.power_update_period_ns = ReadMillisAsNs(*period, in.PathOf("power_update_period_ms"), 0.0, kMaxPeriodMs);
+  } else {
+    gpu.power_update_period_ns =
+        defaults.power_update_period_ns.value_or(std::llround(kDefaultPowerUpdatePeriodMs * 1e6));
+  }
+  if (gpu.power_update_period_ns <= 0) {
+    Fail(in.PathOf("power_update_period_ms"), "must be greater than 0 ms");
+  }
+  if (const Json* window = in.Find("power_average_window_ms")) {
+    gpu.power_average_window_ns = ReadMillisAsNs(*window, in.PathOf("power_average_window_ms"), 0.0, kMaxWindowMs);
+  } else if (defaults.power_average_window_ns) {
+    gpu.power_average_window_ns = *defaults.power_average_window_ns;
+  } else {
+    gpu.power_average_window_ns = DefaultPowerAverageWindowNs(gpu.architecture, gpu.name);
+  }
+  if (const Json* period = in.Find("counter_update_period_ms")) {
+    gpu.counter_update_period_ns =
+        ReadMillisAsNs(*period, in.PathOf("counter_update_period_ms"), 0.0, kMaxPeriodMs);
+  } else {
+    gpu.counter_update_period_ns =
+        defaults.counter_update_period_ns.value_or(DefaultCounterUpdatePeriodNs(gpu.architecture));
+  }
+  if (const Json* settle = in.Find("power_settle_ms")) {
+    gpu.power_settle_ns = ReadMillisAsNs(*settle, in.PathOf("power_settle_ms"), 0.0, kMaxSettleMs);
+  } else {
+    gpu.power_settle_ns = defaults.power_settle_ns.value_or(kDefaultPowerSettleNs);
+  }
+  if (const Json* unsupported = in.Find("unsupported")) {
+    ReadUnsupported(*unsupported, in.PathOf("unsupported"), &gpu);
+  }
+  if (const Json* reset = in.Find("counter_reset_at_s")) {
+    gpu.counter_reset_ns = ReadSecondsAsNs(*reset, in.PathOf("counter_reset_at_s"));
+  }
+  return gpu;
+}
+
+}  // namespace internal
+
+bool IsGa100Name(std::string_view name) {
+  const std::string upper = [&] {
+    std::string text(name);
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    return text;
+  }();
+  for (std::string_view chip : {"A100", "A800", "A30"}) {
+    for (std::size_t at = upper.find(chip); at != std::string::npos; at = upper.find(chip, at + 1)) {
+      const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(upper[at - 1]));
+      const std::size_t end = at + chip.size();
+      const bool ends = end == upper.size() || !std::isalnum(static_cast<unsigned char>(upper[end]));
+      if (starts && ends) return true;
+    }
+  }
+  return false;
+}
+
+std::int64_t DefaultPowerAverageWindowNs(unsigned int architecture, std::string_view name) {
+  if (architecture >= NVML_DEVICE_ARCH_AMPERE && !IsGa100Name(name)) return kAmpereAverageWindowNs;
+  return 0;
+}
+
+std::int64_t DefaultCounterUpdatePeriodNs(unsigned int /*architecture*/) { return kCounterUpdatePeriodNs; }
+
+}  // namespace zeus::emulator
