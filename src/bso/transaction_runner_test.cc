@@ -19,6 +19,7 @@
 
 #include "testing/postgres.h"
 #include "testing/temp_dir.h"
+#include "testing/wait.h"
 
 namespace zeus::bso {
 namespace {
@@ -242,7 +243,10 @@ TEST_P(TransactionRunnerTest, SubmissionsDuringACommitShareTheNextOne) {
     });
     EXPECT_TRUE(s) << s.error().message();
   });
-  while (!blocked_once) std::this_thread::yield();
+  // On a failed wait, the latch is still released below, so every thread ends
+  // and the test fails instead of hanging.
+  EXPECT_TRUE(zeus::testing::WaitUntil([&] { return blocked_once.load(); }))
+      << "the leader never started its transaction";
   std::vector<std::thread> followers;
   for (int k = 1; k <= 3; ++k) {
     followers.emplace_back([&, k] {
@@ -250,7 +254,8 @@ TEST_P(TransactionRunnerTest, SubmissionsDuringACommitShareTheNextOne) {
       EXPECT_TRUE(s) << s.error().message();
     });
   }
-  while (runner->queued() < 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(zeus::testing::WaitUntil([&] { return runner->queued() >= 3; }))
+      << "only " << runner->queued() << " of 3 followers queued behind the blocked leader";
   release.count_down();
   leader.join();
   for (std::thread& t : followers) t.join();

@@ -20,6 +20,8 @@ struct GpuStart {
   std::optional<std::uint64_t> counter_mj;  // counter GPUs
   std::optional<double> cumulative_j;       // integrated GPUs
   std::uint64_t failures = 0;
+  std::uint64_t late_reads = 0;  // integrated GPUs: reads that took too long
+  bool read_late = false;        // integrated GPUs: a read too long in progress now
   std::optional<Error> error;
 };
 
@@ -113,6 +115,8 @@ struct Monitor::Impl {
       const std::size_t i = gpu_indices[k];
       GpuStart& g = snap.gpus[k];
       g.failures = power_monitor->ReadFailures(i);
+      g.late_reads = power_monitor->LateReads(i);
+      g.read_late = power_monitor->ReadLateAt(i, snap.time);
       auto energy = power_monitor->CumulativeEnergyJ(i, snap.time);
       if (energy) {
         g.cumulative_j = *energy;
@@ -167,7 +171,9 @@ struct Monitor::Impl {
                                       i)));
       }
       m.energy_j = *end.cumulative_j - *begin.cumulative_j;
-      m.uncertain = duration < power_monitor->interval();
+      // Too short to be sampled, or the sampler's read was slow or hung in
+      // the window, so the last value was held over part of it.
+      m.uncertain = duration < power_monitor->interval() || end.late_reads != begin.late_reads || end.read_late;
     }
     return m;
   }

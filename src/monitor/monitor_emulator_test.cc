@@ -180,5 +180,67 @@ TEST_F(MonitorEmulatorTest, WindowsDoNotWaitForTheSamplersHungCall) {
   EXPECT_FALSE(m->gpus[1].error.has_value());
 }
 
+// While GPU 1's sampler is stuck in a driver call, its last value is held in
+// place of the power it draws: a window over that is uncertain, whether the
+// call is still hung at the window's end or returned within it. The manual
+// clock makes every duration exact; the default late-read threshold is
+// max(4 x 10 ms, 100 ms) = 100 ms.
+TEST_F(MonitorEmulatorTest, AWindowOverAHungReadIsUncertain) {
+  json scenario = HangOnGpu1({Gpu("Tesla V100-SXM2-32GB", "volta", true, {{"power_w", 200}}),
+                              Gpu("Tesla P100-PCIE-16GB", "pascal", false, {{"power_w", 150}})});
+  scenario["clock"] = "manual";
+  Open(scenario);
+  MonitorOptions options;
+  options.clock = clock_.get();
+  options.power_monitor.interval = milliseconds(10);
+  auto monitor = Monitor::Create(gpus_.get(), nullptr, options);
+  ASSERT_TRUE(monitor) << monitor.error().message();
+  const PowerMonitor* pm = (*monitor)->power_monitor();
+  ASSERT_NE(pm, nullptr);
+  ASSERT_EQ(pm->late_read_after(), milliseconds(100));
+  // Time moves in steps of one interval until the sampler's next read, the
+  // one that hangs, has begun.
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] {
+        if (faults_->HungCalls() >= 1) return true;
+        clock_->SleepFor(milliseconds(10));
+        return false;
+      },
+      kDeadline))
+      << "GPU 1's sampler never reached the hang";
+
+  // Hung from before the window to its end (1 s).
+  ASSERT_TRUE((*monitor)->BeginWindow("hung"));
+  clock_->SleepFor(seconds(1));
+  Result<Measurement> hung = (*monitor)->EndWindow("hung");
+  ASSERT_TRUE(hung) << hung.error().message();
+  ASSERT_EQ(hung->gpus.size(), 2u);
+  EXPECT_FALSE(hung->gpus[1].error.has_value());
+  EXPECT_TRUE(hung->gpus[1].uncertain) << "a 1 s window over a read hung for 1 s";
+  EXPECT_FALSE(hung->gpus[0].uncertain);  // GPU 0's counter is not affected
+
+  // The hung call returns within the next window (1 s long).
+  const std::size_t samples = pm->Timeline(1).size();
+  ASSERT_TRUE((*monitor)->BeginWindow("returned"));
+  ASSERT_TRUE(faults_->Release());
+  ASSERT_TRUE(testing::WaitUntil([&] { return pm->Timeline(1).size() > samples; }, kDeadline))
+      << "GPU 1's read never returned";
+  EXPECT_EQ(pm->LateReads(1), 1u);
+  clock_->SleepFor(seconds(1));
+  Result<Measurement> returned = (*monitor)->EndWindow("returned");
+  ASSERT_TRUE(returned) << returned.error().message();
+  EXPECT_TRUE(returned->gpus[1].uncertain) << "the window held a value read 1 s before the call returned";
+
+  // Afterwards, a window during which no read can take 100 ms (the clock
+  // moves 50 ms in all) is certain again.
+  ASSERT_TRUE((*monitor)->BeginWindow("after"));
+  clock_->SleepFor(milliseconds(50));
+  Result<Measurement> after = (*monitor)->EndWindow("after");
+  ASSERT_TRUE(after) << after.error().message();
+  EXPECT_FALSE(after->gpus[1].uncertain);
+  EXPECT_FALSE(after->gpus[1].error.has_value());
+  EXPECT_EQ(pm->LateReads(1), 1u);
+}
+
 }  // namespace
 }  // namespace zeus::monitor

@@ -49,6 +49,10 @@ struct Device {
   double last_power_w = 0.0;
   std::optional<Error> last_error;
   std::uint64_t failures = 0;
+  // When the read in progress began (none between reads), and how many
+  // reads took longer than late_read_after.
+  std::optional<nanoseconds> reading_since;
+  std::uint64_t late_reads = 0;
   // Update-period inference.
   std::optional<std::uint32_t> last_value_mw;
   std::optional<nanoseconds> last_change;
@@ -150,6 +154,12 @@ Result<std::unique_ptr<PowerMonitor>> PowerMonitor::Create(const device::GpuSet&
     return Fail(ErrorCode::kInvalidArgument, "the sampling interval must be positive");
   }
   if (options.capacity == 0) return Fail(ErrorCode::kInvalidArgument, "the sample buffer capacity must be positive");
+  if (options.late_read_after < nanoseconds(0)) {
+    return Fail(ErrorCode::kInvalidArgument, "the late-read threshold must not be negative (0 chooses the default)");
+  }
+  if (options.late_read_after == nanoseconds(0)) {
+    options.late_read_after = std::max<nanoseconds>(4 * options.interval, std::chrono::milliseconds(100));
+  }
   if (gpu_indices.empty()) {
     for (std::size_t i = 0; i < gpus.size(); ++i) gpu_indices.push_back(i);
   }
@@ -200,6 +210,10 @@ void PowerMonitor::Impl::SampleDevice(Device& d, bool wait) {
   const bool slow = !d.last_slow || now - *d.last_slow >= options.slow_interval;
   if (slow) d.last_slow = now;
   {
+    std::lock_guard lock(mu);
+    d.reading_since = now;
+  }
+  {
     // Device reads happen outside the data lock.
     PowerSample sample;
     sample.time = now;
@@ -226,7 +240,10 @@ void PowerMonitor::Impl::SampleDevice(Device& d, bool wait) {
       }
     }
 
+    const nanoseconds read_end = clock->Now();
     std::lock_guard lock(mu);
+    d.reading_since.reset();
+    if (read_end - now > options.late_read_after) ++d.late_reads;
     if (d.last_time) d.cumulative_j += d.last_power_w * Seconds(now - *d.last_time);
     d.last_time = now;
     if (sample.instant_mw) {
@@ -280,6 +297,20 @@ std::uint64_t PowerMonitor::ReadFailures(std::size_t gpu) const {
   const Device* d = impl_->Find(gpu);
   return d == nullptr ? 0 : d->failures;
 }
+
+std::uint64_t PowerMonitor::LateReads(std::size_t gpu) const {
+  std::lock_guard lock(impl_->mu);
+  const Device* d = impl_->Find(gpu);
+  return d == nullptr ? 0 : d->late_reads;
+}
+
+bool PowerMonitor::ReadLateAt(std::size_t gpu, nanoseconds at) const {
+  std::lock_guard lock(impl_->mu);
+  const Device* d = impl_->Find(gpu);
+  return d != nullptr && d->reading_since && at - *d->reading_since > impl_->options.late_read_after;
+}
+
+nanoseconds PowerMonitor::late_read_after() const { return impl_->options.late_read_after; }
 
 Result<EnergyEstimate> PowerMonitor::Energy(std::size_t gpu, nanoseconds start, nanoseconds end) const {
   if (end < start) return Fail(ErrorCode::kInvalidArgument, "the interval ends before it starts");

@@ -193,6 +193,20 @@ TEST_F(PowerMonitorTest, BadOptionsAreRejected) {
   EXPECT_FALSE(PowerMonitor::Create(*set_, {5}, {}));
   EXPECT_FALSE(PowerMonitor::Create(*set_, {0, 0}, {}));
   EXPECT_FALSE(PowerMonitor::Create(*set_, {}, PowerMonitorOptions{.interval = milliseconds(0)}));
+  EXPECT_FALSE(PowerMonitor::Create(*set_, {}, PowerMonitorOptions{.late_read_after = milliseconds(-1)}));
+}
+
+// The late-read threshold: 4 intervals, at least 100 ms, unless given.
+TEST_F(PowerMonitorTest, LateReadThresholdDefaults) {
+  auto threshold = [&](PowerMonitorOptions options) {
+    options.start_thread = false;
+    auto pm = PowerMonitor::Create(*set_, {0}, options);
+    return pm ? (*pm)->late_read_after() : milliseconds(-1);
+  };
+  EXPECT_EQ(threshold({.interval = milliseconds(100)}), milliseconds(400));
+  EXPECT_EQ(threshold({.interval = milliseconds(10)}), milliseconds(100));
+  EXPECT_EQ(threshold({.interval = milliseconds(1)}), milliseconds(100));
+  EXPECT_EQ(threshold({.interval = milliseconds(10), .late_read_after = milliseconds(30)}), milliseconds(30));
 }
 
 TEST_F(PowerMonitorTest, ThreadSamplesOnItsOwn) {

@@ -5,15 +5,12 @@
 
 #include "zeus/runtime/batch_size_optimizer.h"
 
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "testing/fake_clock.h"
 #include "testing/fake_gpu.h"
+#include "testing/ports.h"
 #include "testing/temp_dir.h"
 #include "testing/test_monitor.h"
 #include "zeus/bso/server.h"
@@ -22,34 +19,6 @@ namespace zeus::runtime {
 namespace {
 
 using ::testing::HasSubstr;
-
-// A loopback port that refuses connections for as long as this object lives:
-// a socket bound to a free port and never listened on. Unlike a fixed port,
-// nothing else on the machine can be listening there.
-class RefusingPort {
- public:
-  RefusingPort() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof address;
-    if (fd_ >= 0 && ::bind(fd_, reinterpret_cast<sockaddr*>(&address), length) == 0 &&
-        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
-      port_ = ntohs(address.sin_port);
-    }
-  }
-  ~RefusingPort() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  RefusingPort(const RefusingPort&) = delete;
-  RefusingPort& operator=(const RefusingPort&) = delete;
-  int port() const { return port_; }  // 0 if no port could be bound
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
 
 class BatchSizeOptimizerTest : public ::testing::Test {
  protected:
@@ -162,9 +131,9 @@ TEST_F(BatchSizeOptimizerTest, FinishEndsTheRunAsReported) {
 }
 
 TEST_F(BatchSizeOptimizerTest, ErrorsAreClear) {
-  RefusingPort refusing;
+  testing::RefusingPort refusing;
   ASSERT_NE(refusing.port(), 0);
-  const std::string unreachable_url = "http://127.0.0.1:" + std::to_string(refusing.port());
+  const std::string unreachable_url = "http://" + refusing.address();
   auto unreachable = BatchSizeOptimizer::Create(*gpus_, *monitor_, unreachable_url, Job(), 0,
                                                 BatchSizeOptimizerOptions{{std::chrono::milliseconds(500),
                                                                            std::chrono::milliseconds(500), 2,
@@ -173,7 +142,7 @@ TEST_F(BatchSizeOptimizerTest, ErrorsAreClear) {
                                                                           false});
   ASSERT_FALSE(unreachable);
   EXPECT_EQ(unreachable.error().code(), ErrorCode::kUnavailable);
-  EXPECT_THAT(unreachable.error().message(), HasSubstr(unreachable_url.substr(7)));  // "127.0.0.1:<port>"
+  EXPECT_THAT(unreachable.error().message(), HasSubstr("cannot connect to " + unreachable_url + ": "));
 
   bso::JobSpec bad = Job();
   bad.default_batch_size = 48;

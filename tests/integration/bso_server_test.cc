@@ -29,6 +29,7 @@
 
 #include "bso/http/http.h"
 #include "bso/service.h"
+#include "testing/ports.h"
 #include "testing/postgres.h"
 #include "testing/subprocess.h"
 #include "testing/temp_dir.h"
@@ -510,9 +511,11 @@ TEST_P(RecurringTrainingTest, ARunEndedBySigtermIsExploredAgain) {
 
 TEST_P(RecurringTrainingTest, ABadConvergenceTableIsAClearError) {
   if (GetParam() == Db::kPostgres) GTEST_SKIP() << "needs no database";
+  zeus::testing::RefusingPort refusing;  // the table is checked before any connection
+  ASSERT_NE(refusing.port(), 0);
   for (const char* table : {"32:5,abc", "32:5,32:4", "0:3", "64:-1", "", "64"}) {
     zeus::testing::ProcessResult r =
-        zeus::testing::RunProcess(Args("http://127.0.0.1:1", {"--convergence", table}), Env());
+        zeus::testing::RunProcess(Args("http://" + refusing.address(), {"--convergence", table}), Env());
     EXPECT_EQ(r.exit_code, 2) << table << ": " << r.err;
     EXPECT_THAT(r.err, HasSubstr("--convergence: bad entry")) << table;
   }
@@ -540,6 +543,8 @@ INSTANTIATE_TEST_SUITE_P(Databases, BsoServerTest, ::testing::Values(Db::kSqlite
 
 TEST(BsoServerCliTest, BadFlagsAndConfigurationAreClearErrors) {
   TempDir dir;
+  zeus::testing::RefusingPort refusing;
+  ASSERT_NE(refusing.port(), 0);
   struct Case {
     std::vector<std::string> args;
     std::map<std::string, std::optional<std::string>> env;
@@ -565,7 +570,7 @@ TEST(BsoServerCliTest, BadFlagsAndConfigurationAreClearErrors) {
       // The ready file's directory must exist before the server starts.
       {{"--ready-file", dir.File("missing/dir/ready")}, {}, 2, "the directory " + dir.File("missing/dir") + " does not exist"},
       {{"--ready-file", dir.path()}, {}, 2, "is a directory"},
-      {{"--database", "postgresql://nobody@127.0.0.1:1/none"}, {}, 4, "cannot open the database"},
+      {{"--database", "postgresql://nobody@" + refusing.address() + "/none"}, {}, 4, "cannot open the database"},
       // Configuration from the environment when no flag is given.
       {{}, {{"ZEUS_BSO_DATABASE_URL", "mysql://from/env"}}, 2, "mysql://from/env"},
       {{"--database", "sqlite:///" + dir.File("ok.db")}, {{"ZEUS_BSO_LISTEN", "env-nonsense"}}, 2,

@@ -57,7 +57,8 @@ struct GpuMeasurement {
   EnergySource source = EnergySource::kCounter;
   // The figure may be off by more than the usual accuracy: the window was
   // shorter than the counter's update period, or power samples did not cover
-  // it.
+  // it (too short, or a power read slow or hung in it: see
+  // PowerMonitorOptions::late_read_after).
   bool uncertain = false;
   std::optional<Error> error;  // this GPU's failure; the other devices are still valid
 };

@@ -66,6 +66,11 @@ struct PowerMonitorOptions {
   bool start_thread = true;
   // Must outlive the monitor. Null: SteadyClock().
   const Clock* clock = nullptr;
+  // A read of one GPU that takes longer than this (a slow or hung driver
+  // call) leaves that GPU's last value held in its place: see LateReads() and
+  // ReadLateAt(). Zero: 4 intervals, and at least 100 ms, so that scheduling
+  // delays on a busy machine are not taken for a stalled driver.
+  std::chrono::nanoseconds late_read_after{0};
 };
 
 // Energy over an interval, with how much to trust it.
@@ -115,6 +120,16 @@ class PowerMonitor {
   // How many reads of `gpu` have failed since the monitor started. A window
   // whose begin and end see different counts had failed readings inside it.
   std::uint64_t ReadFailures(std::size_t gpu) const;
+  // How many reads of `gpu` took longer than late_read_after() and have
+  // returned. A window whose begin and end see different counts held a stale
+  // value over part of it (a Monitor marks it uncertain).
+  std::uint64_t LateReads(std::size_t gpu) const;
+  // True when a read of `gpu` began more than late_read_after() before `at`
+  // and has not returned (e.g. a driver call hangs): the value held at `at`
+  // is stale.
+  bool ReadLateAt(std::size_t gpu, std::chrono::nanoseconds at) const;
+  // The effective PowerMonitorOptions::late_read_after.
+  std::chrono::nanoseconds late_read_after() const;
   // Energy between two instants from the retained timeline.
   Result<EnergyEstimate> Energy(std::size_t gpu, std::chrono::nanoseconds start,
                                 std::chrono::nanoseconds end) const;

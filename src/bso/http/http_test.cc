@@ -27,6 +27,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "testing/ports.h"
+
 namespace zeus::bso {
 namespace {
 
@@ -342,14 +344,14 @@ TEST(HttpTest, RawKeepAliveAndPipelining) {
   const std::string four = raw.ReadResponse();
   EXPECT_THAT(four, HasSubstr("Connection: close\r\n"));
   EXPECT_THAT(four, HasSubstr("GET /four"));
-  EXPECT_TRUE(raw.WaitForClose(milliseconds(2000)));
+  EXPECT_TRUE(raw.WaitForClose(kPatience));
 
   // HTTP/1.0 without keep-alive: one response, then the server closes.
   RawSocket old(server->port());
   ASSERT_TRUE(old.connected());
   ASSERT_TRUE(old.Send("GET /old HTTP/1.0\r\n\r\n"));
   EXPECT_THAT(old.ReadResponse(), StartsWith("HTTP/1.0 200 OK\r\n"));
-  EXPECT_TRUE(old.WaitForClose(milliseconds(2000)));
+  EXPECT_TRUE(old.WaitForClose(kPatience));
 }
 
 TEST(HttpTest, ConcurrentClients) {
@@ -753,12 +755,11 @@ TEST(HttpTest, LocalhostAndIpv6) {
 }
 
 TEST(HttpTest, ClientAgainstClosedPortIsUnavailable) {
-  std::uint16_t port = 0;
-  {
-    auto server = StartOrDie(TestOptions(), Echo);
-    ASSERT_NE(server, nullptr);
-    port = server->port();
-  }
+  // Bound and never listened on: unlike the port of a server that has
+  // stopped, no other process can start listening there meanwhile.
+  zeus::testing::RefusingPort refusing;
+  ASSERT_NE(refusing.port(), 0);
+  const auto port = static_cast<std::uint16_t>(refusing.port());
   auto client = ClientOrDie(port);
   ASSERT_NE(client, nullptr);
   Result<HttpResponse> response = client->Send("GET", "/");
@@ -810,6 +811,8 @@ TEST(HttpTest, ClientReconnectsAfterServerRestart) {
     ASSERT_TRUE(after) << after.error().message();
     EXPECT_EQ(after->body, "second");
   }
+  // One new connection, kept alive for all three requests.
+  EXPECT_EQ(second->stats().connections_accepted, 1u);
 }
 
 TEST(HttpTest, ConnectionsPastTheCapGet503WithRetryAfter) {

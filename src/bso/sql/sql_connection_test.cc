@@ -28,6 +28,7 @@
 #include <sqlite3.h>
 
 #include "bso/sql/sql_drivers.h"
+#include "testing/ports.h"
 #include "testing/postgres.h"
 #include "testing/temp_dir.h"
 
@@ -692,13 +693,17 @@ TEST(OpenSqlConnectionTest, SqliteInMemoryDatabasesArePrivate) {
 }
 
 TEST(OpenSqlConnectionTest, UnreachablePostgresIsUnavailable) {
-  for (const char* url : {"postgresql://zeus:s3cret@127.0.0.1:1/zeus", "postgres://zeus:s3cret@127.0.0.1:1/zeus",
-                          "postgresql+asyncpg://zeus:s3cret@127.0.0.1:1/zeus?sslmode=disable"}) {
+  zeus::testing::RefusingPort refusing;
+  ASSERT_NE(refusing.port(), 0);
+  const std::string at = refusing.address();
+  for (const std::string& url :
+       {"postgresql://zeus:s3cret@" + at + "/zeus", "postgres://zeus:s3cret@" + at + "/zeus",
+        "postgresql+asyncpg://zeus:s3cret@" + at + "/zeus?sslmode=disable"}) {
     auto db = OpenSqlConnection(url);
     ASSERT_FALSE(db) << url;
     EXPECT_EQ(db.error().code(), ErrorCode::kUnavailable) << db.error().message();
     EXPECT_THAT(db.error().message(), HasSubstr("PostgreSQL"));
-    EXPECT_THAT(db.error().message(), HasSubstr("127.0.0.1"));
+    EXPECT_THAT(db.error().message(), HasSubstr("@" + at + "/zeus"));
     EXPECT_THAT(db.error().message(), Not(HasSubstr("s3cret")));
   }
 }
