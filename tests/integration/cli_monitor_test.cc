@@ -205,7 +205,10 @@ TEST_F(CliMonitorTest, TextReportTimelineAndPlot) {
   EXPECT_THAT(r.out, HasSubstr("total"));
   const std::string csv = Slurp(tmp_.File("t.csv"));
   EXPECT_THAT(csv, HasSubstr("gpu,time_s,instant_power_w"));
-  EXPECT_GT(std::count(csv.begin(), csv.end(), '\n'), 20);
+  // At least one row per GPU: how many more depends on the sampler getting the
+  // CPU in 0.5 s, which a loaded machine does not promise.
+  EXPECT_THAT(csv, HasSubstr("\n0,"));
+  EXPECT_THAT(csv, HasSubstr("\n1,"));
   const std::string svg = Slurp(tmp_.File("p.svg"));
   EXPECT_THAT(svg, HasSubstr("<svg"));
   EXPECT_THAT(svg, HasSubstr("power (W)"));
