@@ -7,6 +7,7 @@
 // the command line (path flags included), 1 for a write that fails later.
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -187,6 +188,16 @@ TEST(CliErrorsTest, MonitorRangesAndSigns) {
   ExpectOneLineError(Zeus({"monitor", "power", "--gpus", "-1"}), {"--gpus must be at least 0 (got -1)"});
 }
 
+// A flag given a value is an error: CLI11 took --json=3 as true.
+TEST(CliErrorsTest, FlagsTakeNoValue) {
+  ExpectOneLineError(Zeus({"simulate", "--json=3"}), {"--json takes no value", "see zeus simulate --help"});
+  ExpectOneLineError(Zeus({"info", "--json=0"}), {"--json takes no value", "see zeus info --help"});
+  ExpectOneLineError(Zeus({"monitor", "--cpus=yes", "--", "true"}), {"--cpus takes no value"});
+  ExpectOneLineError(BsoServer({"--no-access-log=false"}), {"--no-access-log takes no value"});
+  ExpectOneLineError(Train({"--quiet=5"}), {"--quiet takes no value", "see zeus-emulated-train --help"});
+  ExpectOneLineError(Train({"--json=no"}), {"--json takes no value"});
+}
+
 TEST(CliErrorsTest, LeadingZerosAreDecimalNotOctal) {
   if (!HaveTraces()) GTEST_SKIP() << "no traces at " << kTraceDir;
   // CLI11 alone reads 010 as octal 8.
@@ -320,6 +331,29 @@ TEST_F(CliFileErrorsTest, ReportDirectoryProblemsAreFoundBeforeTheRun) {
   args = base;
   args.insert(args.end(), {"--report", "/proc/zeus-report"});
   ExpectOneLineError(Zeus(args), {"--report /proc/zeus-report", "cannot create the directory"});
+}
+
+TEST_F(CliFileErrorsTest, ReportWriteThatFailsAfterTheRunNamesThePathAndTheErrno) {
+  // The directory passes the check before the run; its index.html is /dev/full.
+  const std::string dir = tmp_.File("report");
+  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+  ASSERT_EQ(::symlink("/dev/full", (dir + "/index.html").c_str()), 0);
+  const ProcessResult r = Zeus({"reproduce", "--trace-dir", kTraceDir, "--gpus", "a40", "--workloads", "imagenet",
+                                "--seeds", "1", "--report", dir});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  // Progress lines come first; the error is the last line.
+  EXPECT_THAT(r.err, HasSubstr("\nerror: cannot write the report file " + dir + "/index.html: No space left on device\n"));
+}
+
+TEST_F(CliFileErrorsTest, TraceFileThatIsADirectory) {
+  // A trace directory whose summary_train.csv is a directory.
+  const std::string dir = tmp_.File("traces");
+  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir((dir + "/summary_train.csv").c_str(), 0755), 0);
+  std::ifstream power(kTraceDir + "/summary_power_a40.csv", std::ios::binary);
+  std::ofstream(dir + "/summary_power_a40.csv", std::ios::binary) << power.rdbuf();
+  ExpectOneLineError(Zeus({"simulate", "--trace-dir", dir, "--workload", "imagenet", "--gpu", "a40"}),
+                     {dir + "/summary_train.csv is a directory, not a CSV file"});
 }
 
 // --- zeus-emulated-train. ---
