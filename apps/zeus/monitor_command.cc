@@ -246,8 +246,13 @@ Status WritePlot(const std::string& path, const monitor::PowerMonitor& pm, const
   }
   std::ofstream out(path, std::ios::trunc);
   if (!out) return Fail(ErrorFromErrno(errno, path).WithContext("--plot"));
+  errno = 0;
   out << RenderSvg(plot);
-  if (!out.flush()) return Fail(ErrorCode::kIoError, fmt::format("--plot {}: write failed", path));
+  if (!out.flush()) {
+    const int err = errno != 0 ? errno : EIO;
+    return Fail(Error(ErrorCode::kIoError, fmt::format("--plot {}: cannot write: {}", path, std::strerror(err)),
+                      NativeSpace::kErrno, err));
+  }
   return OkStatus();
 }
 

@@ -420,6 +420,9 @@ TEST_F(CliMonitorTest, FailureToWriteAfterTheRunIsANonZeroExit) {
     EXPECT_EQ(r.exit_code, 1) << flag << ": " << r.err;
     EXPECT_THAT(r.err, HasSubstr("error:")) << flag;
   }
+  // The plot's failure names the path and the errno text.
+  EXPECT_THAT(Monitor({"--plot", "/dev/full", "--", "true"}).err,
+              HasSubstr("--plot /dev/full: cannot write: No space left on device"));
   // The command's own failure is kept.
   EXPECT_EQ(Monitor({"-o", "/dev/full", "--", "sh", "-c", "exit 7"}).exit_code, 7);
 }
