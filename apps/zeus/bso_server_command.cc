@@ -19,6 +19,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include "apps/zeus/cli_flags.h"
 #include "zeus/base/error.h"
 #include "zeus/bso/server.h"
 
@@ -162,34 +163,38 @@ void RegisterBsoServerCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--threads", flags->threads,
                   fmt::format("HTTP worker threads, 1 to {}; 0 = 4 per core, at least 8 (env ZEUS_BSO_THREADS)",
                               bso::kMaxWorkerThreads))
-      ->check(CLI::NonNegativeNumber);
+      ->transform(IntegerFlag<int>(0, bso::kMaxWorkerThreads));
   cmd->add_option("--max-connections", flags->max_connections,
                   fmt::format("Open connections at most (1 to {}, default 512; env ZEUS_BSO_MAX_CONNECTIONS); past it "
                               "a connection gets 503 with Retry-After. Keep it below ulimit -n",
                               bso::kMaxConnectionsCap))
-      ->check(CLI::PositiveNumber);
+      ->transform(IntegerFlag<int>(1, bso::kMaxConnectionsCap));
   cmd->add_option("--max-requests-in-flight", flags->max_requests_in_flight,
                   fmt::format("Requests being read, handled or answered at most (1 to {}, default 128; env "
                               "ZEUS_BSO_MAX_REQUESTS_IN_FLIGHT); past it 503 with Retry-After",
                               bso::kMaxConnectionsCap))
-      ->check(CLI::PositiveNumber);
+      ->transform(IntegerFlag<int>(1, bso::kMaxConnectionsCap));
   cmd->add_option("--log-level", flags->log_level, "trace, debug, info, warn, error or off (env ZEUS_BSO_LOG_LEVEL)")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+      ->check(OneOf({"trace", "debug", "info", "warn", "error", "off"}));
   cmd->add_flag("--no-access-log", flags->no_access_log, "Do not log one line per request (env ZEUS_BSO_ACCESS_LOG)");
-  cmd->add_option("--max-body-bytes", flags->max_body_bytes, "Largest request body accepted (default 65536)")
-      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-body-bytes", flags->max_body_bytes,
+                  fmt::format("Largest request body accepted, 1 to {} (default 65536)", bso::kMaxBodyBytesCap))
+      ->transform(IntegerFlag<std::size_t>(1, bso::kMaxBodyBytesCap));
   cmd->add_option("--request-timeout-ms", flags->request_timeout_ms,
-                  "A request must arrive within this time (default 30000)")
-      ->check(CLI::PositiveNumber);
+                  fmt::format("A request must arrive within this time, 1 to {} (default 30000)",
+                              bso::kMaxRequestTimeoutMs))
+      ->transform(IntegerFlag<int>(1, bso::kMaxRequestTimeoutMs));
   cmd->add_option("--shutdown-grace-ms", flags->shutdown_grace_ms,
-                  "On SIGTERM, in-flight requests get this long to finish (default 10000)")
-      ->check(CLI::NonNegativeNumber);
+                  fmt::format("On SIGTERM, in-flight requests get this long to finish, 0 to {} (default 10000)",
+                              bso::kMaxShutdownGraceMs))
+      ->transform(IntegerFlag<int>(0, bso::kMaxShutdownGraceMs));
   cmd->add_option("--exploration-timeout", flags->exploration_timeout_s,
-                  "Seconds without a report (clients report every epoch) after which an exploration counts as "
-                  "failed, so that pruning goes on without a client that died (SIGKILL, OOM killer); set it above "
-                  "your longest epoch plus evaluation (default 21600 = 6 h; 0 = never; env "
-                  "ZEUS_BSO_EXPLORATION_TIMEOUT)")
-      ->check(CLI::NonNegativeNumber);
+                  fmt::format("Seconds without a report (clients report every epoch) after which an exploration counts "
+                              "as failed, so that pruning goes on without a client that died (SIGKILL, OOM killer); "
+                              "set it above your longest epoch plus evaluation (default 21600 = 6 h; 0 = never; at "
+                              "most {} = 1 year; env ZEUS_BSO_EXPLORATION_TIMEOUT)",
+                              bso::kMaxExplorationTimeoutS))
+      ->transform(IntegerFlag<std::int64_t>(0, bso::kMaxExplorationTimeoutS));
   cmd->add_option("--ready-file", flags->ready_file,
                   "Write the server's URL to this file once it listens (its directory must exist and be writable)");
   cmd->footer(

@@ -271,6 +271,12 @@ std::string FormatParseError(const CLI::App& app, const CLI::ParseError& e) {
     // "<flag>: must ..." from our validators reads as one sentence.
     const std::size_t colon = what.find(": must ");
     message = colon == std::string::npos ? what : what.substr(0, colon) + what.substr(colon + 1);
+  } else if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr &&
+             what.find(" was given a disallowed flag override") != std::string::npos) {
+    // "json was given a disallowed flag override": --json=3.
+    std::string name = what.substr(0, what.find(" was given"));
+    if (!StartsWith(name, "-")) name = (name.size() == 1 ? "-" : "--") + name;
+    message = fmt::format("{} takes no value; give {} alone; {}", name, name, see);
   } else if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
     // "--seed: 1 required UINT missing" is a flag given without its value.
     const std::size_t colon = what.find(": ");
@@ -294,6 +300,13 @@ std::string FormatParseError(const CLI::App& app, const CLI::ParseError& e) {
     if (c == '\n' || c == '\r') c = ' ';
   }
   return message;
+}
+
+void RejectFlagValues(CLI::App& app) {
+  for (CLI::Option* option : app.get_options([](const CLI::Option*) { return true; })) {
+    if (option->get_expected_min() == 0) option->disable_flag_override();
+  }
+  for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) RejectFlagValues(*sub);
 }
 
 int HandleParseError(const CLI::App& app, const CLI::ParseError& e) {

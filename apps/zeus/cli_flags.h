@@ -92,6 +92,12 @@ std::string FormatParseError(const CLI::App& app, const CLI::ParseError& e);
 // returns 2.
 int HandleParseError(const CLI::App& app, const CLI::ParseError& e);
 
+// Makes every flag (an option without a value: --json, --quiet) of `app`
+// and its subcommands, at any depth, refuse a value: CLI11 would read
+// `--json=3` as true. `--json=true` stays accepted. Call it after every
+// option is added, before parsing; the error reads "--json takes no value".
+void RejectFlagValues(CLI::App& app);
+
 // A usage error after parsing (flags that contradict each other, a cap over
 // several flags): prints `error: <message>` and returns 2.
 int UsageError(std::string_view message);

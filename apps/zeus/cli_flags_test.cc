@@ -2,8 +2,10 @@
 
 #include "apps/zeus/cli_flags.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -62,6 +64,36 @@ TEST(NumberRangeTest, Words) {
   EXPECT_EQ(Check(NumberRange(0, 1), v), "must be a finite number between 0 and 1 (got 1e400)");
   v = "0.25";
   EXPECT_EQ(Check(NumberRange(0, 1), v), "");
+}
+
+// Flags at every depth refuse a value; without RejectFlagValues CLI11 reads
+// --json=3 as true.
+TEST(RejectFlagValuesTest, FlagsInSubcommandsRefuseAValue) {
+  CLI::App app{"t", "zeus"};
+  CLI::App* sub = app.add_subcommand("monitor");
+  CLI::App* subsub = sub->add_subcommand("power");
+  bool json = false;
+  bool quiet = false;
+  int count = 0;
+  sub->add_flag("--json", json);
+  subsub->add_flag("-q,--quiet", quiet);
+  subsub->add_option("--count", count);
+  RejectFlagValues(app);
+  auto error = [&app](std::vector<std::string> args) -> std::string {
+    std::reverse(args.begin(), args.end());  // CLI11 takes the arguments reversed
+    try {
+      app.parse(args);
+    } catch (const CLI::ParseError& e) {
+      return FormatParseError(app, e);
+    }
+    return "";
+  };
+  EXPECT_EQ(error({"monitor", "--json=3"}), "--json takes no value; give --json alone; see zeus monitor --help");
+  EXPECT_EQ(error({"monitor", "power", "--quiet=no"}),
+            "--quiet takes no value; give --quiet alone; see zeus monitor power --help");
+  EXPECT_EQ(error({"monitor", "power", "--quiet", "--count=3"}), "");  // options keep their values
+  EXPECT_TRUE(quiet);
+  EXPECT_EQ(count, 3);
 }
 
 }  // namespace

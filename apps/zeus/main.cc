@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   zeus::cli::RegisterMonitorCommand(app, &exit_code);
   zeus::cli::RegisterBsoServerCommand(app, &exit_code);
 
+  zeus::cli::RejectFlagValues(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

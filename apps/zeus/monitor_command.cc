@@ -12,6 +12,7 @@
 #include <charconv>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -23,6 +24,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "apps/zeus/cli_flags.h"
 #include "apps/zeus/monitor_child.h"
 #include "apps/zeus/svg_plot.h"
 #include "zeus/device/discovery.h"
@@ -58,40 +60,43 @@ struct MonitorFlags {
 
 double Seconds(nanoseconds d) { return std::chrono::duration<double>(d).count(); }
 
-// "--gpus 0,2" -> {0, 2}. Rejects signs, blanks and out-of-range numbers
-// (strtoull would wrap "-1" to 18446744073709551615).
-Status ParseGpuList(MonitorFlags& flags) {
+// The check of one --gpus word, "0" or "0,2": every comma-separated item a
+// GPU index (a whole number, no sign, nothing past 2^32 - 1), in
+// IntegerFlag's words ("--gpus must be at least 0 (got -1)"). Rewrites each
+// item to plain decimal.
+CLI::Validator GpuListFlag() {
+  const CLI::Validator index = IntegerFlag<std::uint32_t>();
+  auto check = [index](std::string& input) -> std::string {
+    std::string rewritten;
+    std::size_t begin = 0;
+    while (true) {
+      const std::size_t end = input.find(',', begin);
+      std::string item = input.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+      if (item.empty()) return fmt::format("must be GPU indices separated by commas (got '{}')", input);
+      if (std::string message = index(item); !message.empty()) return message;
+      rewritten += (rewritten.empty() ? "" : ",") + item;
+      if (end == std::string::npos) break;
+      begin = end + 1;
+    }
+    input = rewritten;
+    return "";
+  };
+  return CLI::Validator(check, "INDEX[,INDEX...]", "");
+}
+
+// "--gpus 0,2" -> {0, 2}; the words were checked by GpuListFlag.
+void ParseGpuList(MonitorFlags& flags) {
   flags.gpus.clear();
   flags.gpus_given = !flags.gpus_text.empty();
   for (const std::string& text : flags.gpus_text) {
     std::size_t begin = 0;
     while (true) {
       const std::size_t end = text.find(',', begin);
-      const std::string item = text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
-      std::size_t value = 0;
-      const char* first = item.data();
-      const char* last = item.data() + item.size();
-      auto [ptr, ec] = std::from_chars(first, last, value);
-      if (item.empty() || ec != std::errc() || ptr != last) {
-        const bool negative = !item.empty() && item.front() == '-';
-        return Fail(ErrorCode::kInvalidArgument,
-                    fmt::format("--gpus: '{}' is not a GPU index{}; give indices 0, 1, 2, ... as in `zeus info`, "
-                                "separated by commas",
-                                item, negative ? " (indices are not negative)" : ""));
-      }
-      flags.gpus.push_back(value);
+      flags.gpus.push_back(std::stoul(text.substr(begin, end == std::string::npos ? std::string::npos : end - begin)));
       if (end == std::string::npos) break;
       begin = end + 1;
     }
   }
-  return OkStatus();
-}
-
-Status CheckRange(const char* flag, long long value, long long lo, long long hi, const char* unit,
-                  const char* note = "") {
-  if (value >= lo && value <= hi) return OkStatus();
-  return Fail(ErrorCode::kInvalidArgument,
-              fmt::format("{} must be between {} and {}{}{} (got {})", flag, lo, hi, unit, note, value));
 }
 
 // Checks that `path` can be written before the command runs, without
@@ -241,8 +246,13 @@ Status WritePlot(const std::string& path, const monitor::PowerMonitor& pm, const
   }
   std::ofstream out(path, std::ios::trunc);
   if (!out) return Fail(ErrorFromErrno(errno, path).WithContext("--plot"));
+  errno = 0;
   out << RenderSvg(plot);
-  if (!out.flush()) return Fail(ErrorCode::kIoError, fmt::format("--plot {}: write failed", path));
+  if (!out.flush()) {
+    const int err = errno != 0 ? errno : EIO;
+    return Fail(Error(ErrorCode::kIoError, fmt::format("--plot {}: cannot write: {}", path, std::strerror(err)),
+                      NativeSpace::kErrno, err));
+  }
   return OkStatus();
 }
 
@@ -318,14 +328,7 @@ int RunMonitor(MonitorFlags& flags) {
     return ExitCodeFor(ErrorCode::kInvalidArgument);
   };
   if (flags.command.empty()) return usage_error("no command to measure; usage: zeus monitor [OPTIONS] -- CMD ARGS...");
-  if (Status s = ParseGpuList(flags); !s) return usage_error(s.error().message());
-  if (Status s = CheckRange("--interval-ms", flags.interval_ms, 1, kMaxIntervalMs, " ms"); !s) {
-    return usage_error(s.error().message());
-  }
-  if (!std::isfinite(flags.kill_after_s) || flags.kill_after_s < 0 || flags.kill_after_s > kMaxKillAfterS) {
-    return usage_error(fmt::format("--kill-after must be between 0 and {} s (one day) (got {})", kMaxKillAfterS,
-                                   flags.kill_after_s));
-  }
+  ParseGpuList(flags);  // the ranges were checked while parsing
   const std::pair<const char*, const std::string*> paths[] = {
       {"-o/--output", &flags.output}, {"--timeline", &flags.timeline}, {"--plot", &flags.plot}};
   for (const auto& [flag, path] : paths) {
@@ -555,17 +558,7 @@ int RunMonitor(MonitorFlags& flags) {
 
 int RunLivePower(MonitorFlags& flags) {
   SignalRelay& relay = SignalRelay::Install();
-  auto usage_error = [](const std::string& message) {
-    fmt::print(stderr, "error: {}\n", message);
-    return ExitCodeFor(ErrorCode::kInvalidArgument);
-  };
-  if (Status s = ParseGpuList(flags); !s) return usage_error(s.error().message());
-  if (Status s = CheckRange("--interval-ms", flags.live_interval_ms, 1, kMaxIntervalMs, " ms"); !s) {
-    return usage_error(s.error().message());
-  }
-  if (Status s = CheckRange("--count", flags.count, 0, kMaxCount, "", " lines; 0 prints until Ctrl-C"); !s) {
-    return usage_error(s.error().message());
-  }
+  ParseGpuList(flags);  // the ranges were checked while parsing
   auto devices = OpenDevices(flags);
   if (!devices) {
     fmt::print(stderr, "error: {}\n", devices.error().message());
@@ -607,15 +600,18 @@ void RegisterMonitorCommand(CLI::App& app, int* exit_code) {
   // following `--` is never taken as the end of their list: everything after
   // `--` belongs to the command.
   cmd->add_option("--gpus", flags->gpus_text, "GPUs to measure, as comma-separated indices (default: all visible)")
+      ->transform(GpuListFlag())
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_flag("--cpus", flags->cpus, "Also measure CPU package and DRAM energy (RAPL)");
   cmd->add_option("--interval-ms", flags->interval_ms,
-                  "Power sampling period in ms, 1 to 60000 (default 100 = 10 Hz; 1 = 1 kHz)");
+                  "Power sampling period in ms, 1 to 60000 (default 100 = 10 Hz; 1 = 1 kHz)")
+      ->transform(IntegerFlag<long long>(1, kMaxIntervalMs));
   cmd->add_option("--kill-after", flags->kill_after_s,
                   "Seconds the command has to exit after a signal is relayed to it before it gets SIGKILL, "
-                  "0 to 86400 (default 10)");
+                  "0 to 86400 = one day (default 10)")
+      ->check(NumberRange(0, kMaxKillAfterS));
   cmd->add_flag("--json", flags->json, "Print the report as one JSON object");
   cmd->add_option("--timeline", flags->timeline, "Write the power timeline per GPU (CSV, or JSON for *.json)");
   cmd->add_option("--plot", flags->plot, "Write an SVG plot of power over time per GPU");
@@ -641,13 +637,17 @@ void RegisterMonitorCommand(CLI::App& app, int* exit_code) {
   });
 
   auto* power = cmd->add_subcommand("power", "Print live power per GPU until Ctrl-C");
-  power->add_option("--interval-ms", flags->live_interval_ms, "Print period in ms, 1 to 60000 (default 500)");
+  power->add_option("--interval-ms", flags->live_interval_ms, "Print period in ms, 1 to 60000 (default 500)")
+      ->transform(IntegerFlag<long long>(1, kMaxIntervalMs));
   power->add_option("--gpus", flags->gpus_text, "GPUs to watch, as comma-separated indices (default: all)")
+      ->transform(GpuListFlag())
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   power->add_option("--count", flags->count,
-                    "Stop after this many lines; 0 (the default) prints until Ctrl-C or another signal");
+                    "Stop after this many lines, at most 1000000000; 0 (the default) prints until Ctrl-C or another "
+                    "signal")
+      ->transform(IntegerFlag<long long>(0, kMaxCount));
   power->callback([flags, exit_code] { *exit_code = RunLivePower(*flags); });
 }
 

@@ -2,13 +2,17 @@
 
 #include "apps/zeus/report_html.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
+#include <string_view>
 #include <system_error>
 #include <utility>
 
@@ -259,6 +263,35 @@ std::string ReportHtml(const std::vector<JobRuns>& jobs, const ReportSettings& s
   return html;
 }
 
+namespace {
+
+// Replaces `path`'s contents with `text`. A failure, at open, write or close,
+// is kIoError (exit 1, the run is over) naming the path and the errno text.
+Status WriteWholeFile(const std::string& path, std::string_view text) {
+  auto failure = [&path](std::string_view what, int errno_value) {
+    return Fail(Error(ErrorCode::kIoError,
+                      fmt::format("cannot {} the report file {}: {}", what, path, std::strerror(errno_value)),
+                      NativeSpace::kErrno, errno_value));
+  };
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return failure("create", errno);
+  std::size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int saved = errno;
+      ::close(fd);
+      return failure("write", saved);
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) return failure("write", errno);
+  return OkStatus();
+}
+
+}  // namespace
+
 Status WriteReport(const std::string& dir, const std::vector<JobRuns>& jobs, const ReportSettings& settings) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -266,11 +299,7 @@ Status WriteReport(const std::string& dir, const std::vector<JobRuns>& jobs, con
   const std::pair<std::string, std::string> files[] = {{dir + "/index.html", ReportHtml(jobs, settings)},
                                                        {dir + "/runs.csv", RunsCsv(jobs)}};
   for (const auto& [path, text] : files) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) return Fail(ErrorFromErrno(errno == 0 ? EIO : errno, path));
-    out << text;
-    out.close();
-    if (!out) return Fail(ErrorCode::kIoError, fmt::format("{}: write failed", path));
+    if (Status s = WriteWholeFile(path, text); !s) return s;
   }
   return OkStatus();
 }

@@ -73,7 +73,8 @@ std::string RunsCsv(const std::vector<JobRuns>& jobs);
 std::string ReportHtml(const std::vector<JobRuns>& jobs, const ReportSettings& settings);
 
 // Creates `dir` (and parents) and writes index.html and runs.csv into it.
-// kIoError / kPermissionDenied name the path that failed.
+// A file that cannot be written is kIoError (exit 1): "cannot write the
+// report file DIR/index.html: No space left on device".
 Status WriteReport(const std::string& dir, const std::vector<JobRuns>& jobs, const ReportSettings& settings);
 
 }  // namespace zeus::cli::report

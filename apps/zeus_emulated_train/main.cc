@@ -466,6 +466,7 @@ int main(int argc, char** argv) {
       ->transform(IntegerFlag<int>(1));
   app.add_option("--bso-seed", flags.bso_seed, "--bso-server: the job's mab_seed, >= 0")
       ->transform(IntegerFlag<std::int64_t>(0));
+  zeus::cli::RejectFlagValues(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -5,8 +5,12 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
+#include <optional>
+#include <string_view>
 #include <thread>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -43,24 +47,25 @@ int DefaultWorkerThreads() {
 }
 
 Status ValidateServerOptions(const ServerOptions& options) {
-  if (options.threads < 0 || options.threads > kMaxWorkerThreads) {
+  auto range = [](std::string_view name, std::int64_t value, std::int64_t low, std::int64_t high,
+                  std::string_view note = "") -> Status {
+    if (value >= low && value <= high) return OkStatus();
     return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("threads {} is out of range: expected 1 to {} worker threads, or 0 for the default "
-                            "(4 per core, at least 8)",
-                            options.threads, kMaxWorkerThreads));
+                fmt::format("{} must be between {} and {}{} (got {})", name, low, high, note, value));
+  };
+  if (Status s = range("threads", options.threads, 0, kMaxWorkerThreads, "; 0 = 4 per core, at least 8"); !s) return s;
+  if (Status s = range("max_connections", options.max_connections, 1, kMaxConnectionsCap); !s) return s;
+  if (Status s = range("max_requests_in_flight", options.max_requests_in_flight, 1, kMaxConnectionsCap); !s) return s;
+  if (options.max_body_bytes < 1 || options.max_body_bytes > kMaxBodyBytesCap) {
+    return Fail(ErrorCode::kInvalidArgument, fmt::format("max_body_bytes must be between 1 and {} (got {})",
+                                                         kMaxBodyBytesCap, options.max_body_bytes));
   }
-  if (options.max_connections < 1 || options.max_connections > kMaxConnectionsCap) {
-    return Fail(ErrorCode::kInvalidArgument, fmt::format("max connections {} is out of range: expected 1 to {}",
-                                                         options.max_connections, kMaxConnectionsCap));
-  }
-  if (options.max_requests_in_flight < 1 || options.max_requests_in_flight > kMaxConnectionsCap) {
-    return Fail(ErrorCode::kInvalidArgument, fmt::format("max requests in flight {} is out of range: expected 1 to {}",
-                                                         options.max_requests_in_flight, kMaxConnectionsCap));
-  }
-  if (options.exploration_timeout.count() < 0) {
-    return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("exploration timeout {} s is negative: expected seconds >= 0 (0: never)",
-                            options.exploration_timeout.count()));
+  if (Status s = range("request_timeout_ms", options.request_timeout.count(), 1, kMaxRequestTimeoutMs); !s) return s;
+  if (Status s = range("shutdown_grace_ms", options.shutdown_grace.count(), 0, kMaxShutdownGraceMs); !s) return s;
+  if (Status s = range("exploration_timeout_s", options.exploration_timeout.count(), 0, kMaxExplorationTimeoutS,
+                       "; 0 = never");
+      !s) {
+    return s;
   }
   return OkStatus();
 }
@@ -154,17 +159,26 @@ Status ApplyServerEnvironment(ServerOptions& options) {
   };
   if (auto v = get("ZEUS_BSO_LISTEN")) options.listen = *v;
   if (auto v = get("ZEUS_BSO_DATABASE_URL")) options.database_url = *v;
-  // An integer variable in [low, high].
-  auto integer = [&](const char* name, int low, int high, int& out) -> Status {
+  // A whole-number variable in [low, high], in the words of the matching
+  // flag's check. Digits with an optional sign only; a value past int64 is
+  // out of range, never wrapped.
+  auto integer = [&](const char* name, std::int64_t low, std::int64_t high, auto& out) -> Status {
     const std::optional<std::string> v = get(name);
     if (!v) return OkStatus();
-    int value = 0;
-    const auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), value);
+    const std::size_t sign = !v->empty() && (v->front() == '-' || v->front() == '+') ? 1 : 0;
+    const bool digits = v->size() > sign && std::all_of(v->begin() + static_cast<std::ptrdiff_t>(sign), v->end(),
+                                                       [](char c) { return c >= '0' && c <= '9'; });
+    if (!digits) {
+      return Fail(ErrorCode::kInvalidArgument, fmt::format("{} must be a whole number (got '{}')", name, *v));
+    }
+    std::int64_t value = 0;
+    const char* first = v->data() + (v->front() == '+' ? 1 : 0);
+    const auto [ptr, ec] = std::from_chars(first, v->data() + v->size(), value);
     if (ec != std::errc() || ptr != v->data() + v->size() || value < low || value > high) {
       return Fail(ErrorCode::kInvalidArgument,
-                  fmt::format("{}='{}': expected an integer from {} to {}", name, *v, low, high));
+                  fmt::format("{} must be between {} and {} (got '{}')", name, low, high, *v));
     }
-    out = value;
+    out = static_cast<std::remove_reference_t<decltype(out)>>(value);
     return OkStatus();
   };
   if (Status s = integer("ZEUS_BSO_THREADS", 0, kMaxWorkerThreads, options.threads); !s) return s;
@@ -173,15 +187,11 @@ Status ApplyServerEnvironment(ServerOptions& options) {
       !s) {
     return s;
   }
-  if (auto v = get("ZEUS_BSO_EXPLORATION_TIMEOUT")) {
-    std::int64_t seconds = -1;
-    const auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), seconds);
-    if (ec != std::errc() || ptr != v->data() + v->size() || seconds < 0) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  fmt::format("ZEUS_BSO_EXPLORATION_TIMEOUT='{}': expected a whole number of seconds >= 0", *v));
-    }
-    options.exploration_timeout = std::chrono::seconds(seconds);
+  std::int64_t exploration_timeout_s = options.exploration_timeout.count();
+  if (Status s = integer("ZEUS_BSO_EXPLORATION_TIMEOUT", 0, kMaxExplorationTimeoutS, exploration_timeout_s); !s) {
+    return s;
   }
+  options.exploration_timeout = std::chrono::seconds(exploration_timeout_s);
   if (auto v = get("ZEUS_BSO_LOG_LEVEL")) {
     std::string level = *v;
     for (char& c : level) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -190,7 +200,7 @@ Status ApplyServerEnvironment(ServerOptions& options) {
     if (level == "critical") level = "error";
     if (spdlog::level::from_str(level) == spdlog::level::off && level != "off") {
       return Fail(ErrorCode::kInvalidArgument,
-                  fmt::format("ZEUS_BSO_LOG_LEVEL='{}': expected trace, debug, info, warn, error or off", *v));
+                  fmt::format("ZEUS_BSO_LOG_LEVEL must be one of trace, debug, info, warn, error, off (got '{}')", *v));
     }
     options.log_level = level;
   }
@@ -200,7 +210,7 @@ Status ApplyServerEnvironment(ServerOptions& options) {
     } else if (*v == "false" || *v == "0") {
       options.access_log = false;
     } else {
-      return Fail(ErrorCode::kInvalidArgument, fmt::format("ZEUS_BSO_ACCESS_LOG='{}': expected true or false", *v));
+      return Fail(ErrorCode::kInvalidArgument, fmt::format("ZEUS_BSO_ACCESS_LOG must be one of true, false, 1, 0 (got '{}')", *v));
     }
   }
   return OkStatus();

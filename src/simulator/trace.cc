@@ -3,12 +3,13 @@
 #include "zeus/simulator/trace.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -19,14 +20,40 @@ namespace {
 
 using internal::CsvTable;
 
-// Reads a whole file; kNotFound / kIoError name the path.
+// Reads a whole file. A path that is not a regular file (a directory) is
+// kInvalidArgument; one that cannot be opened or read is ErrorFromErrno's
+// code (kNotFound, kPermissionDenied, kIoError). Each names the path and
+// what is wrong with it.
 Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Fail(ErrorFromErrno(errno == 0 ? ENOENT : errno, path));
-  std::ostringstream out;
-  out << in.rdbuf();
-  if (in.bad()) return Fail(ErrorCode::kIoError, fmt::format("{}: read failed", path));
-  return out.str();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Fail(ErrorFromErrno(errno, fmt::format("cannot open {}", path)));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int saved = errno;
+    ::close(fd);
+    return Fail(ErrorFromErrno(saved, fmt::format("cannot read {}", path)));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("{} is {}, not a CSV file",
+                            path, S_ISDIR(st.st_mode) ? "a directory" : "not a regular file"));
+  }
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int saved = errno;
+      ::close(fd);
+      return Fail(ErrorFromErrno(saved, fmt::format("cannot read {}", path)));
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return text;
 }
 
 Result<CsvTable> Table(std::string_view text, std::string_view file_name, const std::vector<std::string_view>& columns) {

@@ -2,11 +2,14 @@
 
 #include "zeus/simulator/trace.h"
 
+#include <sys/stat.h>
+
 #include <cmath>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "testing/temp_dir.h"
 #include "zeus/simulator/job_trace.h"
 #include "zeus/simulator/workload.h"
 
@@ -102,6 +105,21 @@ TEST(TraceLoadTest, MissingFileIsNotFoundAndNamesThePath) {
   ASSERT_FALSE(t);
   EXPECT_EQ(t.error().code(), ErrorCode::kNotFound);
   EXPECT_THAT(t.error().message(), HasSubstr("/nonexistent/summary_train.csv"));
+}
+
+// A directory where the CSV file belongs: named as such, not read as an
+// empty file ("the file is empty (expected a CSV header)").
+TEST(TraceLoadTest, DirectoryWhereTheFileBelongsIsNamed) {
+  testing::TempDir dir;
+  const std::string path = dir.File("summary_train.csv");
+  ASSERT_EQ(::mkdir(path.c_str(), 0755), 0);
+  Result<TrainTrace> t = LoadTrainTrace(path);
+  ASSERT_FALSE(t);
+  EXPECT_EQ(t.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(t.error().message(), path + " is a directory, not a CSV file");
+  Result<PowerTrace> p = LoadPowerTrace(path, "a40");
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().message(), path + " is a directory, not a CSV file");
 }
 
 TEST(WorkloadTest, BuiltinDefaultsAndOverrides) {

@@ -7,6 +7,7 @@
 // the command line (path flags included), 1 for a write that fails later.
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -128,6 +129,73 @@ TEST(CliErrorsTest, NegativeOrOversizedIntegersAreRejected) {
                      {"--window must be at most 2147483647 (got 99999999999999999999999)"});
   ExpectOneLineError(Zeus({"reproduce", "--seeds", "-1"}), {"--seeds: '-1' is not a seed"});
   ExpectOneLineError(Zeus({"reproduce", "--seeds", "18446744073709551616"}), {"--seeds: '18446744073709551616'"});
+}
+
+// zeus bso-server: every integer flag in IntegerFlag's words, the range as a
+// person writes it (CLI11's own check printed 0 to 1.79769e+308 in 300
+// digits). "--listen nonsense" makes a binary without a flag check fail fast
+// instead of serving.
+ProcessResult BsoServer(std::vector<std::string> args) {
+  args.insert(args.begin(), "bso-server");
+  args.insert(args.end(), {"--listen", "nonsense"});
+  return Zeus(args);
+}
+
+TEST(CliErrorsTest, BsoServerRangesAndSigns) {
+  ExpectOneLineError(BsoServer({"--threads", "-1"}), {"--threads must be between 0 and 1024 (got -1)"});
+  ExpectOneLineError(BsoServer({"--threads", "100000"}), {"--threads must be between 0 and 1024 (got 100000)"});
+  ExpectOneLineError(BsoServer({"--max-connections", "0"}), {"--max-connections must be between 1 and 65536 (got 0)"});
+  ExpectOneLineError(BsoServer({"--max-requests-in-flight", "99999999999999999999"}),
+                     {"--max-requests-in-flight must be between 1 and 65536 (got 99999999999999999999)"});
+  ExpectOneLineError(BsoServer({"--max-body-bytes", "-1"}), {"--max-body-bytes must be between 1 and 67108864 (got -1)"});
+  ExpectOneLineError(BsoServer({"--max-body-bytes", "1000000000000"}),
+                     {"--max-body-bytes must be between 1 and 67108864 (got 1000000000000)"});
+  ExpectOneLineError(BsoServer({"--request-timeout-ms", "0"}),
+                     {"--request-timeout-ms must be between 1 and 3600000 (got 0)"});
+  ExpectOneLineError(BsoServer({"--request-timeout-ms", "99999999999"}),
+                     {"--request-timeout-ms must be between 1 and 3600000 (got 99999999999)"});
+  ExpectOneLineError(BsoServer({"--shutdown-grace-ms", "-1"}),
+                     {"--shutdown-grace-ms must be between 0 and 3600000 (got -1)"});
+  ExpectOneLineError(BsoServer({"--exploration-timeout", "-5"}),
+                     {"--exploration-timeout must be between 0 and 31536000 (got -5)"});
+  // Seconds whose microseconds would overflow the service's timestamps.
+  ExpectOneLineError(BsoServer({"--exploration-timeout", "9223372036854775807"}),
+                     {"--exploration-timeout must be between 0 and 31536000 (got 9223372036854775807)"});
+  ExpectOneLineError(BsoServer({"--log-level", "loud"}),
+                     {"--log-level must be one of trace, debug, info, warn, error, off (got 'loud')"});
+}
+
+// zeus monitor and zeus monitor power: the same words as every command.
+TEST(CliErrorsTest, MonitorRangesAndSigns) {
+  ExpectOneLineError(Zeus({"monitor", "--gpus", "-1", "--", "true"}), {"--gpus must be at least 0 (got -1)"});
+  ExpectOneLineError(Zeus({"monitor", "--gpus", "0,-1", "--", "true"}), {"--gpus must be at least 0 (got -1)"});
+  ExpectOneLineError(Zeus({"monitor", "--gpus", "99999999999999999999", "--", "true"}),
+                     {"--gpus must be at most 4294967295 (got 99999999999999999999)"});
+  ExpectOneLineError(Zeus({"monitor", "--gpus", "0,x", "--", "true"}), {"--gpus must be a whole number (got 'x')"});
+  ExpectOneLineError(Zeus({"monitor", "--gpus", "0,,1", "--", "true"}),
+                     {"--gpus must be GPU indices separated by commas (got '0,,1')"});
+  // Before: clamped to 9223372036854775807 and reported as that.
+  ExpectOneLineError(Zeus({"monitor", "--interval-ms", "99999999999999999999", "--", "true"}),
+                     {"--interval-ms must be between 1 and 60000 (got 99999999999999999999)"});
+  ExpectOneLineError(Zeus({"monitor", "--kill-after", "1e308", "--", "true"}),
+                     {"--kill-after must be between 0 and 86400 (got 1e308)"});
+  ExpectOneLineError(Zeus({"monitor", "--kill-after", "nan", "--", "true"}),
+                     {"--kill-after must be a finite number between 0 and 86400 (got nan)"});
+  ExpectOneLineError(Zeus({"monitor", "power", "--count", "-1"}), {"--count must be between 0 and 1000000000 (got -1)"});
+  ExpectOneLineError(Zeus({"monitor", "power", "--count", "1.5"}), {"--count must be a whole number (got '1.5')"});
+  ExpectOneLineError(Zeus({"monitor", "power", "--interval-ms", "0"}),
+                     {"--interval-ms must be between 1 and 60000 (got 0)"});
+  ExpectOneLineError(Zeus({"monitor", "power", "--gpus", "-1"}), {"--gpus must be at least 0 (got -1)"});
+}
+
+// A flag given a value is an error: CLI11 took --json=3 as true.
+TEST(CliErrorsTest, FlagsTakeNoValue) {
+  ExpectOneLineError(Zeus({"simulate", "--json=3"}), {"--json takes no value", "see zeus simulate --help"});
+  ExpectOneLineError(Zeus({"info", "--json=0"}), {"--json takes no value", "see zeus info --help"});
+  ExpectOneLineError(Zeus({"monitor", "--cpus=yes", "--", "true"}), {"--cpus takes no value"});
+  ExpectOneLineError(BsoServer({"--no-access-log=false"}), {"--no-access-log takes no value"});
+  ExpectOneLineError(Train({"--quiet=5"}), {"--quiet takes no value", "see zeus-emulated-train --help"});
+  ExpectOneLineError(Train({"--json=no"}), {"--json takes no value"});
 }
 
 TEST(CliErrorsTest, LeadingZerosAreDecimalNotOctal) {
@@ -263,6 +331,29 @@ TEST_F(CliFileErrorsTest, ReportDirectoryProblemsAreFoundBeforeTheRun) {
   args = base;
   args.insert(args.end(), {"--report", "/proc/zeus-report"});
   ExpectOneLineError(Zeus(args), {"--report /proc/zeus-report", "cannot create the directory"});
+}
+
+TEST_F(CliFileErrorsTest, ReportWriteThatFailsAfterTheRunNamesThePathAndTheErrno) {
+  // The directory passes the check before the run; its index.html is /dev/full.
+  const std::string dir = tmp_.File("report");
+  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+  ASSERT_EQ(::symlink("/dev/full", (dir + "/index.html").c_str()), 0);
+  const ProcessResult r = Zeus({"reproduce", "--trace-dir", kTraceDir, "--gpus", "a40", "--workloads", "imagenet",
+                                "--seeds", "1", "--report", dir});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  // Progress lines come first; the error is the last line.
+  EXPECT_THAT(r.err, HasSubstr("\nerror: cannot write the report file " + dir + "/index.html: No space left on device\n"));
+}
+
+TEST_F(CliFileErrorsTest, TraceFileThatIsADirectory) {
+  // A trace directory whose summary_train.csv is a directory.
+  const std::string dir = tmp_.File("traces");
+  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir((dir + "/summary_train.csv").c_str(), 0755), 0);
+  std::ifstream power(kTraceDir + "/summary_power_a40.csv", std::ios::binary);
+  std::ofstream(dir + "/summary_power_a40.csv", std::ios::binary) << power.rdbuf();
+  ExpectOneLineError(Zeus({"simulate", "--trace-dir", dir, "--workload", "imagenet", "--gpu", "a40"}),
+                     {dir + "/summary_train.csv is a directory, not a CSV file"});
 }
 
 // --- zeus-emulated-train. ---

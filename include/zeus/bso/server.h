@@ -47,18 +47,28 @@ struct ServerOptions {
 
 inline constexpr int kMaxWorkerThreads = 1024;
 inline constexpr int kMaxConnectionsCap = 65536;
+// Caps of the other options: a body is held in memory (64 MiB); timeouts at
+// most an hour; an exploration timeout of at most a year (its microseconds
+// must fit the service's 64-bit timestamps).
+inline constexpr std::size_t kMaxBodyBytesCap = std::size_t{64} << 20;
+inline constexpr int kMaxRequestTimeoutMs = 3'600'000;
+inline constexpr int kMaxShutdownGraceMs = 3'600'000;
+inline constexpr std::int64_t kMaxExplorationTimeoutS = 365LL * 24 * 3600;
 
 // 4 x the cores, at least 8, at most kMaxWorkerThreads.
 int DefaultWorkerThreads();
 
 // Checks the ranges above; kInvalidArgument names the option, its value and
-// the range. BsoServer::Start checks first of all, before anything slow.
+// the range ("max_connections must be between 1 and 65536 (got 0)"). BsoServer::Start checks first of all, before anything slow.
 Status ValidateServerOptions(const ServerOptions& options);
 
 // Overrides `options` from ZEUS_BSO_LISTEN, ZEUS_BSO_DATABASE_URL,
 // ZEUS_BSO_THREADS, ZEUS_BSO_MAX_CONNECTIONS,
 // ZEUS_BSO_MAX_REQUESTS_IN_FLIGHT, ZEUS_BSO_LOG_LEVEL, ZEUS_BSO_ACCESS_LOG
-// (true/false) and ZEUS_BSO_EXPLORATION_TIMEOUT (seconds), where set. kInvalidArgument names the variable when a value is bad.
+// (true/false) and ZEUS_BSO_EXPLORATION_TIMEOUT (seconds), where set.
+// kInvalidArgument names the variable and the value, in the words of the
+// matching flag: "ZEUS_BSO_THREADS must be between 0 and 1024 (got '-1')";
+// a negative or oversized number is rejected, never wrapped.
 Status ApplyServerEnvironment(ServerOptions& options);
 
 // Splits "HOST:PORT" ("[::1]:8000" for IPv6). kInvalidArgument otherwise.
