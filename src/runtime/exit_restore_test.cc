@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <stdexcept>
@@ -79,6 +80,17 @@ extern "C" void ExitGotSigterm(int) { _exit(kGotSigterm); }
 // Forks a child (which inherits the handlers and the registry) that waits for
 // SIGTERM with it blocked until sigsuspend, so the signal cannot come early;
 // sends it SIGTERM and reaps it. Returns the child's wait status.
+// Writes how the child ended to stderr (the death test's "Actual msg") and
+// ends the test process with kChildWrong.
+[[noreturn]] void ChildWrong(int status) {
+  char line[96];
+  const int n = std::snprintf(line, sizeof line, "child: exited=%d code=%d signalled=%d signal=%d\n",
+                              WIFEXITED(status) ? 1 : 0, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+                              WIFSIGNALED(status) ? 1 : 0, WIFSIGNALED(status) ? WTERMSIG(status) : -1);
+  if (n > 0) (void)!write(STDERR_FILENO, line, static_cast<std::size_t>(n));
+  _exit(kChildWrong);
+}
+
 int ForkAndSigtermAChild() {
   int ready[2];
   if (pipe(ready) != 0) _exit(2);
@@ -112,6 +124,16 @@ class ExitRestoreDeathTest : public ::testing::Test {
  protected:
   void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
 };
+
+// ThreadSanitizer defers and emulates signal delivery: a SIGTERM that a
+// handler re-raises in a forked child of a threaded process is not delivered
+// there (the child survives, exit 45), so the two forked-child SIGTERM tests
+// below test TSan's emulation, not our code. They run in the ci and asan builds.
+#if defined(__SANITIZE_THREAD__)
+#define ZEUS_SKIP_UNDER_TSAN() GTEST_SKIP() << "signal re-raise in a forked child is emulated by TSan"
+#else
+#define ZEUS_SKIP_UNDER_TSAN() static_cast<void>(0)
+#endif
 
 TEST_F(ExitRestoreDeathTest, SigtermRestoresThenTakesThePreviousAction) {
   EXPECT_EXIT(
@@ -187,6 +209,7 @@ TEST_F(ExitRestoreDeathTest, WithoutRestoreOnExitTheLimitStaysChanged) {
 // reads the pipe in order, so had the child's SIGTERM reached it, it would
 // have acted on that first (ending the parent by kGotSigterm).
 TEST_F(ExitRestoreDeathTest, AForkedChildsSigtermLeavesTheParentAlone) {
+  ZEUS_SKIP_UNDER_TSAN();
   EXPECT_EXIT(
       {
         alarm(60);  // a hang fails the test instead of stalling it
@@ -195,7 +218,7 @@ TEST_F(ExitRestoreDeathTest, AForkedChildsSigtermLeavesTheParentAlone) {
         RunUntilChangedThen([] {
           const int status = ForkAndSigtermAChild();
           // The child ran the program's own SIGTERM handler.
-          if (!WIFEXITED(status) || WEXITSTATUS(status) != kGotSigterm) _exit(kChildWrong);
+          if (!WIFEXITED(status) || WEXITSTATUS(status) != kGotSigterm) ChildWrong(status);
           if (Verdict() == kRestored) _exit(kRestoredByTheChild);
           kill(getpid(), SIGINT);
         });
@@ -204,13 +227,14 @@ TEST_F(ExitRestoreDeathTest, AForkedChildsSigtermLeavesTheParentAlone) {
 }
 
 TEST_F(ExitRestoreDeathTest, AForkedChildsSigtermWithTheDefaultActionKillsOnlyTheChild) {
+  ZEUS_SKIP_UNDER_TSAN();
   EXPECT_EXIT(
       {
         alarm(60);
         signal(SIGINT, ReportAndExit);
         RunUntilChangedThen([] {
           const int status = ForkAndSigtermAChild();
-          if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGTERM) _exit(kChildWrong);
+          if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGTERM) ChildWrong(status);
           if (Verdict() == kRestored) _exit(kRestoredByTheChild);
           kill(getpid(), SIGINT);
         });
