@@ -26,11 +26,9 @@ std::string Slurp(const std::string& path) {
   return ss.str();
 }
 
-// Forks and execs argv with env merged into the current environment, stdin
-// from /dev/null, stdout/stderr to the files (truncated or appended).
-pid_t Spawn(const std::vector<std::string>& argv, const std::map<std::string, std::optional<std::string>>& env,
-            const std::string& out_path, const std::string& err_path, bool append) {
-  // Build the environment before forking: only async-signal-safe calls after.
+}  // namespace
+
+std::vector<std::string> MergedEnvironment(const std::map<std::string, std::optional<std::string>>& env) {
   std::map<std::string, std::string> merged;
   for (char** e = environ; *e != nullptr; ++e) {
     std::string entry(*e);
@@ -44,8 +42,19 @@ pid_t Spawn(const std::vector<std::string>& argv, const std::map<std::string, st
       merged.erase(name);
     }
   }
-  std::vector<std::string> env_strings;
-  for (const auto& [name, value] : merged) env_strings.push_back(name + "=" + value);
+  std::vector<std::string> strings;
+  for (const auto& [name, value] : merged) strings.push_back(name + "=" + value);
+  return strings;
+}
+
+namespace {
+
+// Forks and execs argv with env merged into the current environment, stdin
+// from /dev/null, stdout/stderr to the files (truncated or appended).
+pid_t Spawn(const std::vector<std::string>& argv, const std::map<std::string, std::optional<std::string>>& env,
+            const std::string& out_path, const std::string& err_path, bool append) {
+  // Build the environment before forking: only async-signal-safe calls after.
+  std::vector<std::string> env_strings = MergedEnvironment(env);
   std::vector<char*> envp;
   for (std::string& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);

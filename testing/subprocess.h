@@ -18,6 +18,11 @@ struct ProcessResult {
   std::string err;     // stderr
 };
 
+// The current environment with `env` applied (a nullopt value unsets that
+// variable), as NAME=VALUE strings for execve. Build it before fork: a child
+// of a multi-threaded process may call only async-signal-safe functions.
+std::vector<std::string> MergedEnvironment(const std::map<std::string, std::optional<std::string>>& env);
+
 // Runs argv[0] with the arguments, the current environment plus `env`
 // (a nullopt value unsets that variable), and stdin from /dev/null. Blocks
 // until it exits.

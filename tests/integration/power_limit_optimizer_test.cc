@@ -352,20 +352,17 @@ TEST_P(PowerLimitSignalTest, RestoresOnTheSignalAndEndsByIt) {
   argv.push_back(nullptr);
   int err_pipe[2];
   ASSERT_EQ(pipe(err_pipe), 0);
-  const auto env = Env();
+  // Built before fork: the child may call only async-signal-safe functions.
+  std::vector<std::string> env_strings = testing::MergedEnvironment(Env());
+  std::vector<char*> envp;
+  for (std::string& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
   const pid_t pid = fork();
   ASSERT_GE(pid, 0) << "fork failed";
   if (pid == 0) {
-    for (const auto& [name, value] : env) {
-      if (value) {
-        setenv(name.c_str(), value->c_str(), 1);
-      } else {
-        unsetenv(name.c_str());
-      }
-    }
     dup2(err_pipe[1], 2);
     close(err_pipe[0]);
-    execv(argv[0], argv.data());
+    execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
   close(err_pipe[1]);
