@@ -1,0 +1,1 @@
+"""Utilities: framework helpers (``zeus.utils.framework``) and metrics (``zeus.utils.metric``)."""
