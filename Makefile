@@ -23,12 +23,14 @@ demo: deps
 	@$(MAKE) --no-print-directory build
 	@scripts/demo
 
-# Every test: the warnings-as-errors build, the fuzzers, the ASan/UBSan
+# Every test: the warnings-as-errors build (C++ tests and the Python package's
+# pytest suite), the Python package installed with pip into a venv, the fuzzers, the ASan/UBSan
 # build, then the multi-threaded code under ThreadSanitizer. Tests that need
 # PostgreSQL get a throwaway PostgreSQL 15 server (scripts/with-test-postgres).
 test: deps
 	@$(MAKE) --no-print-directory build PRESET=ci
 	@scripts/with-test-postgres ctest --preset ci
+	@scripts/test-python-install
 	@scripts/fuzz-traces
 	@scripts/fuzz-bso
 	@$(MAKE) --no-print-directory test-asan
