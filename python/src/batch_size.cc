@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -131,14 +132,6 @@ class PyBatchSizeOptimizer {
   PyBatchSizeOptimizer(const PyBatchSizeOptimizer&) = delete;
   PyBatchSizeOptimizer& operator=(const PyBatchSizeOptimizer&) = delete;
 
-  // Runs f on the optimizer without the GIL, under the lock.
-  template <class F>
-  auto Locked(F&& f) {
-    py::gil_scoped_release release;
-    std::lock_guard lock(mutex_);
-    return f(*optimizer_);
-  }
-
   int GetBatchSize() {
     return Unwrap(Locked([](runtime::BatchSizeOptimizer& o) { return o.GetBatchSize(); }), ErrorDomain::kBatchSize);
   }
@@ -187,6 +180,14 @@ class PyBatchSizeOptimizer {
   }
 
  private:
+  // Runs f on the optimizer without the GIL, under the lock.
+  template <class F>
+  std::invoke_result_t<F, runtime::BatchSizeOptimizer&> Locked(F&& f) {
+    py::gil_scoped_release release;
+    std::lock_guard lock(mutex_);
+    return f(*optimizer_);
+  }
+
   static Decision ToTuple(const runtime::EpochDecision& d) { return {d.stop_train, d.converged, d.message}; }
 
   void Reset() {

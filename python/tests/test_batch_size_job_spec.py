@@ -17,6 +17,10 @@ def test_job_spec_defaults_and_validation() -> None:
     assert (job.max_epochs, job.num_pruning_rounds, job.window_size, job.mab_prior_mean, job.mab_prior_precision,
             job.mab_num_explorations, job.mab_seed) == (100, 2, 0, 0.0, 0.0, 2, None)
     assert job.batch_sizes == [32, 256, 1024]  # sorted, as Zeus's validator does
+    assert CommonJobSpec is JobSpec  # Zeus's import path
+
+
+def test_job_spec_problems_are_config_errors_naming_the_field() -> None:
     with pytest.raises(ZeusBSOConfigError, match="default_batch_size 48 is not in batch_sizes") as info:
         JobSpec(job_id_prefix="mnist", batch_sizes=[32, 64], default_batch_size=48)
     assert isinstance(info.value, ValueError) and isinstance(info.value, ZeusInvalidArgumentError)
@@ -33,4 +37,3 @@ def test_job_spec_defaults_and_validation() -> None:
         JobSpec(job_id_prefix="mnist", batch_sizes=[32], default_batch_size=32, num_pruning_rounds=0)
     with pytest.raises(TypeError):
         JobSpec("mnist", [32], 32)  # type: ignore[misc]  # keyword-only, as pydantic
-    assert CommonJobSpec is JobSpec
