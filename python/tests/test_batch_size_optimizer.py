@@ -262,16 +262,31 @@ def test_a_bad_url_is_a_config_error(gpu) -> None:
 
 def test_http_calls_release_the_gil(gpu) -> None:
     # A server written in Python, in this process: it can only answer while the native client waits without the
-    # GIL. Holding it would time the request out instead.
+    # GIL. Were it held, every request would time out instead (ZeusBSORuntimError after the client's retries).
+    requests: list[str] = []
+
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            reply = json.dumps(body).encode()
-            self.send_response(201)
+        def _answer(self, status: int, reply: object) -> None:
+            requests.append(f"{self.command} {self.path.split('?')[0]}")
+            data = json.dumps(reply).encode()
+            self.send_response(status)
             self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(reply)))
+            self.send_header("Content-Length", str(len(data)))
             self.end_headers()
-            self.wfile.write(reply)
+            self.wfile.write(data)
+
+        def _body(self) -> dict:
+            return json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+
+        def do_POST(self) -> None:  # noqa: N802
+            body = self._body()
+            if self.path == "/jobs":
+                self._answer(201, body)
+            else:
+                self._answer(200, {"stop_train": True, "converged": True, "message": "Train succeeded"})
+
+        def do_GET(self) -> None:  # noqa: N802
+            self._answer(200, {"job_id": "pruning-1", "batch_size": 64, "trial_number": 1})
 
         def log_message(self, *args: object) -> None:
             pass
@@ -282,7 +297,11 @@ def test_http_calls_release_the_gil(gpu) -> None:
     try:
         bso = BatchSizeOptimizer(monitor=ZeusMonitor(gpu_indices=[0]),
                                  server_url=f"http://127.0.0.1:{server.server_address[1]}", job=make_job())
-        assert bso.job.job_id == "pruning-1"
+        assert bso.get_batch_size() == 64
+        bso.on_train_begin()
+        bso.on_evaluate(0.9)
+        assert bso.training_finished
+        assert requests == ["POST /jobs", "GET /jobs/batch_size", "POST /report"]
     finally:
         server.shutdown()
         server.server_close()
