@@ -192,6 +192,19 @@ def test_a_run_that_does_not_converge_raises_train_fail_error(bso_server: Server
     assert bso.cur_epoch == 2
 
 
+def test_a_job_whose_pruning_finds_nothing_that_converges_is_a_runtime_error(bso_server: Server, gpu) -> None:
+    # Round 1 from the default 32: 32 fails (stop going down), then 64 fails: no batch size converged. The service
+    # answers 409; Zeus's client raised ZeusBSORuntimError for any error answer, and so do we.
+    job = make_job(batch_sizes=[32, 64], default_batch_size=32, max_epochs=1)
+    monitor = ZeusMonitor(gpu_indices=[0])
+    assert recurrence(monitor, bso_server.url, job, gpu, None)[:2] == (32, 1)
+    assert recurrence(monitor, bso_server.url, job, gpu, None)[:2] == (64, 2)
+    bso = BatchSizeOptimizer(monitor=monitor, server_url=bso_server.url, job=job)
+    with pytest.raises(ZeusBSORuntimError, match="no batch size reached the target metric") as info:
+        bso.get_batch_size()
+    assert info.value.native_code == 409
+
+
 def test_a_costly_run_is_early_stopped_with_train_fail_error(bso_server: Server, gpu) -> None:
     # beta 2: the first run (128) converges after 1 epoch, cost c; the next (64) passes 2c at its third epoch.
     job = make_job(beta_knob=2.0, max_epochs=5)

@@ -122,7 +122,8 @@ Result<int> BatchSizeOptimizer::GetBatchSize() {
 
 Status BatchSizeOptimizer::AdoptTrial(const bso::TrialId& trial) {
   if (rank_ == 0) {
-    return Fail(ErrorCode::kFailedPrecondition, "rank 0 gets its trial from the batch-size service, not from AdoptTrial");
+    return Fail(ErrorCode::kFailedPrecondition,
+                "rank 0 gets its trial from the batch-size service, not from AdoptTrial");
   }
   if (final_decision_) {
     return Fail(ErrorCode::kFailedPrecondition, "this run already has its final decision; build a new optimizer");

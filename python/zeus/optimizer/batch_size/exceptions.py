@@ -7,9 +7,11 @@ Failures from the native client reach Python through the one error table
 
 * ``ZeusBSOConfigError`` (also a ``ValueError``): a bad ``JobSpec`` (raised when it
   is built), a bad server URL, a monitor that measures no GPUs, GPUs of
-  different models, a request the service refused as invalid;
+  different models;
 * ``ZeusBSORuntimError`` (Zeus's spelling): the service cannot be reached (the
-  message names the URL) or failed;
+  message names the URL), or answered with an error, whatever its HTTP status
+  (as Zeus; the status is the exception's ``native_code``), e.g. when pruning
+  found no batch size that reaches the target;
 * ``ZeusBSOBadOperationError``: a call only rank 0 may make;
 * ``ZeusBSOOperationOrderError``: a hook called before ``get_batch_size()``;
 * ``ZeusBSOTrainFailError``: the run ended without converging (target not
