@@ -22,7 +22,7 @@ from typing import Callable, Iterator, Optional
 
 import pytest
 
-from conftest import A40_WORKLOAD, EMULATOR_LIBRARY, PYTHON, ZEUS_BINARY, a40
+from conftest import A40_WORKLOAD, EMULATOR_LIBRARY, PYTHON, SOURCE_DIR, ZEUS_BINARY, a40
 from zeus.exception import ZeusBSOConfigError
 from zeus.monitor import ZeusMonitor
 from zeus.optimizer.batch_size import BatchSizeOptimizer, CreatedJob, JobSpec
@@ -390,3 +390,16 @@ def test_two_torch_distributed_ranks_get_the_same_batch_size(bso_server: Server,
     assert rank0[0] == rank1[0] == [32, 1, True]
     # Zeus's way: the same trial on both ranks, and both raise ZeusBSOTrainFailError when it fails.
     assert rank0[1] == rank1[1] == [64, 1, "ZeusBSOTrainFailError"]
+
+
+def test_the_example_runs_as_a_recurrence_of_its_job(bso_server: Server, emulator,
+                                                     subprocess_env: dict[str, str]) -> None:
+    emulator([a40(workload=A40_WORKLOAD)], time_scale=50)
+    env = dict(subprocess_env, ZEUS_NVML_LIBRARY=os.environ["ZEUS_NVML_LIBRARY"],
+               ZEUS_EMULATOR_CONFIG=os.environ["ZEUS_EMULATOR_CONFIG"], OMP_NUM_THREADS="1")
+    run = subprocess.run([PYTHON, str(SOURCE_DIR / "examples" / "python" / "batch_size_optimizer.py"),
+                          "--server-url", bso_server.url], env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    # The first run of the job gets its default batch size; its data make it reach the target.
+    assert run.stdout.startswith("Trial 1: batch size 64\n"), run.stdout
+    assert "batch size 64 reached the target in 3 epochs" in run.stdout, run.stdout
