@@ -215,6 +215,29 @@ def test_a_costly_run_is_early_stopped_with_train_fail_error(bso_server: Server,
     assert failure is not None and failure.startswith("Batch Size(64) exceeded the cost upper bound")
 
 
+def test_a_run_whose_process_exits_early_is_explored_again(bso_server: Server, gpu, tmp_path: Path,
+                                                          subprocess_env: dict[str, str]) -> None:
+    # As Zeus's atexit hook: a process that ends before its final report marks its trial failed, so the next run
+    # explores the same batch size (a new trial), instead of getting a Concurrent trial of it.
+    script = tmp_path / "quits.py"
+    script.write_text(textwrap.dedent(f"""
+        from zeus.monitor import ZeusMonitor
+        from zeus.optimizer.batch_size import BatchSizeOptimizer, JobSpec
+        job = JobSpec(job_id="pruning-1", job_id_prefix="pruning", batch_sizes=[8, 16, 32, 64, 128, 256],
+                      default_batch_size=128, eta_knob=1.0, beta_knob=None, target_metric=0.5, max_epochs=3,
+                      mab_seed=7)
+        bso = BatchSizeOptimizer(monitor=ZeusMonitor(gpu_indices=[0]), server_url={bso_server.url!r}, job=job)
+        print(bso.get_batch_size(), bso.trial_number)
+        bso.on_train_begin()
+    """))
+    run = subprocess.run([PYTHON, "-W", "ignore", str(script)], env=subprocess_env, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.split() == ["128", "1"]
+    assert "marked it failed on the server" in run.stderr
+    assert recurrence(ZeusMonitor(gpu_indices=[0]), bso_server.url, make_job(), gpu, 1) == (128, 2, None)
+
+
 def test_hooks_out_of_order(bso_server: Server, gpu) -> None:
     bso = BatchSizeOptimizer(monitor=ZeusMonitor(gpu_indices=[0]), server_url=bso_server.url, job=make_job())
     with pytest.raises(ZeusBSOOperationOrderError, match=r"get_batch_size\(\) before on_evaluate"):
