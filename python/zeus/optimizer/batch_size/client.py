@@ -8,8 +8,6 @@ Zeus's exceptions for rank and convergence, and ``torch.distributed``.
 
 Differences from Zeus, on purpose:
 
-* Not converging still raises ``ZeusBSOTrainFailError``, as in Zeus, but the run
-  is also over on the service side before it is raised.
 * If the process ends (SIGINT, SIGTERM, normal exit) or the optimizer is
   garbage-collected before the run's final report, the trial is marked failed on
   the service, so that its batch size is explored again (Zeus did this at exit
@@ -17,9 +15,10 @@ Differences from Zeus, on purpose:
 * ``on_epoch_end()`` pauses the measurement until ``on_evaluate()``, so the
   evaluation is not charged to the batch size (Zeus charged it). Calling it is
   optional; without it the cost is Zeus's.
-* The measurement window is the native monitor's own (the framework is still
-  synchronised first, as ``ZeusMonitor.begin_window`` would): it is not one of
-  the monitor's named windows, so it cannot clash with the user's.
+* The measurement window is opened on the monitor's native engine directly,
+  named ``zeus_batch_size_optimizer`` (Zeus: ``BatciSizeOptimizerClient``),
+  after synchronising the framework as ``ZeusMonitor.begin_window`` would; the
+  monitor's ``log_file`` does not record it.
 * ``get_batch_size(broadcast=True)`` gives every rank of a ``torch.distributed``
   job rank 0's batch size (see the class docstring).
 """
