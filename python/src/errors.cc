@@ -112,7 +112,11 @@ ErrorCode CodeFromName(std::string_view name) {
 }  // namespace
 
 void ThrowError(const Error& error, ErrorDomain domain) {
-  py::object cls = py::module_::import("zeus.exception").attr(ExceptionFor(domain, error.code()));
+  // Zeus's batch-size client raises ZeusBSORuntimError for every error answer of the service, whatever its
+  // status (a 400 for an unknown trial, a 409 when pruning found no converging batch size); so do we.
+  const bool service_answer = domain == ErrorDomain::kBatchSize && error.native_space() == NativeSpace::kHttp;
+  const char* name = service_answer ? "ZeusBSORuntimError" : ExceptionFor(domain, error.code());
+  py::object cls = py::module_::import("zeus.exception").attr(name);
   py::object native = error.native_code() ? py::object(py::int_(*error.native_code())) : py::object(py::none());
   py::object exception = cls(error.message(), py::str(std::string(ErrorCodeName(error.code()))), native);
   PyErr_SetObject(cls.ptr(), exception.ptr());

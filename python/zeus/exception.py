@@ -26,7 +26,8 @@ INTERNAL                   ZeusInternalError               RuntimeError
 GPU failures raise Zeus's ``ZeusBaseGPUError`` family (``ZeusGPUInitError``,
 ``ZeusGPUNoPermissionError``, ...), CPU failures ``ZeusBaseCPUError``'s and
 the batch-size optimizer's client ``ZeusBSOClientBaseError``'s; each of those
-classes also derives from the class of its kind above.
+classes also derives from the class of its kind above. An error answer of the
+batch-size service (any HTTP status) raises ``ZeusBSORuntimError``, as Zeus.
 
 Every instance has ``message`` (as in Zeus), ``code`` (the native
 ``ErrorCode`` name, or None for errors raised in Python) and ``native_code``

@@ -120,6 +120,31 @@ Result<int> BatchSizeOptimizer::GetBatchSize() {
   return *batch_size_;
 }
 
+Status BatchSizeOptimizer::AdoptTrial(const bso::TrialId& trial) {
+  if (rank_ == 0) {
+    return Fail(ErrorCode::kFailedPrecondition,
+                "rank 0 gets its trial from the batch-size service, not from AdoptTrial");
+  }
+  if (final_decision_) {
+    return Fail(ErrorCode::kFailedPrecondition, "this run already has its final decision; build a new optimizer");
+  }
+  if (trial.job_id.empty()) {
+    return Fail(ErrorCode::kInvalidArgument, "AdoptTrial needs rank 0's job id (set JobSpec.job_id, or copy it)");
+  }
+  if (std::find(job_.batch_sizes.begin(), job_.batch_sizes.end(), trial.batch_size) == job_.batch_sizes.end()) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("batch size {} is not one of the job's batch sizes", trial.batch_size));
+  }
+  if (trial.trial_number < 1) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("trial number {} is not one the service gives (1, 2, ...)", trial.trial_number));
+  }
+  job_.job_id = trial.job_id;
+  batch_size_ = trial.batch_size;
+  trial_number_ = trial.trial_number;
+  return OkStatus();
+}
+
 Status BatchSizeOptimizer::OnTrainBegin() {
   if (!batch_size_) return Fail(ErrorCode::kFailedPrecondition, "call GetBatchSize() before OnTrainBegin()");
   finished_ = false;

@@ -164,5 +164,29 @@ TEST_F(BatchSizeOptimizerTest, ErrorsAreClear) {
   EXPECT_EQ(early.error().code(), ErrorCode::kFailedPrecondition);
 }
 
+TEST_F(BatchSizeOptimizerTest, AnotherRankAdoptsRankZerosTrialAndGetsItsOutcome) {
+  std::unique_ptr<monitor::Monitor> rank1_monitor = testing::MakeTestMonitor(gpus_.get(), &clock_);
+  auto rank0 = BatchSizeOptimizer::Create(*gpus_, *monitor_, server_->url(), Job());
+  auto rank1 = BatchSizeOptimizer::Create(*gpus_, *rank1_monitor, server_->url(), Job(), /*rank=*/1);
+  ASSERT_TRUE(rank0 && rank1);
+  ASSERT_EQ((*rank0)->GetBatchSize().value(), 64);
+  EXPECT_EQ((*rank0)->AdoptTrial({"train-1", 64, 1, std::nullopt}).error().code(), ErrorCode::kFailedPrecondition);
+  EXPECT_EQ((*rank1)->AdoptTrial({"train-1", 48, 1, std::nullopt}).error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ((*rank1)->AdoptTrial({"", 64, 1, std::nullopt}).error().code(), ErrorCode::kInvalidArgument);
+  ASSERT_TRUE((*rank1)->AdoptTrial({"train-1", 64, (*rank0)->trial_number(), std::nullopt}));
+  EXPECT_EQ((*rank1)->batch_size(), 64);
+  ASSERT_TRUE((*rank0)->OnTrainBegin());
+  ASSERT_TRUE((*rank1)->OnTrainBegin());
+  Epoch(10);
+  Result<EpochDecision> first = (*rank0)->OnEvaluate(0.9);
+  ASSERT_TRUE(first && first->converged);
+  Result<EpochDecision> other = (*rank1)->OnEvaluate(0.9);
+  ASSERT_TRUE(other) << other.error().message();
+  EXPECT_TRUE(other->stop_train);
+  EXPECT_TRUE(other->converged);
+  EXPECT_THAT(other->message, HasSubstr("already reported"));
+  EXPECT_EQ((*rank1)->AdoptTrial({"train-1", 64, 1, std::nullopt}).error().code(), ErrorCode::kFailedPrecondition);
+}
+
 }  // namespace
 }  // namespace zeus::runtime

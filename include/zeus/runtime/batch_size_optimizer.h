@@ -24,8 +24,11 @@
 // destroyed) before the run's final report, the trial is marked failed on the
 // server (PATCH /trials) so that it is explored again.
 //
-// Distributed jobs: only rank 0 talks to the service; copy batch_size() and
-// trial_number() to the other ranks yourself.
+// Distributed jobs: only rank 0 asks for a batch size; copy its job id,
+// batch_size() and trial_number() to the other ranks yourself and give them
+// to AdoptTrial there, after which those ranks measure and report as rank 0
+// does (the service answers a report of a trial that has already ended with
+// its recorded outcome, as the original does).
 //
 // Thread-safety: hooks run on the training thread.
 
@@ -78,7 +81,13 @@ class BatchSizeOptimizer {
   // on ranks other than 0; kIoError when the service answers a batch size the
   // job does not have.
   Result<int> GetBatchSize();
-  // Starts measuring the run. kFailedPrecondition before GetBatchSize.
+  // Ranks other than 0: takes rank 0's trial (job id, batch size, trial
+  // number) as this rank's. kFailedPrecondition on rank 0 or after this
+  // run's final decision; kInvalidArgument for an empty job id, a batch size
+  // the job does not have, or a trial number below 1.
+  Status AdoptTrial(const bso::TrialId& trial);
+  // Starts measuring the run. kFailedPrecondition before GetBatchSize (or
+  // AdoptTrial).
   Status OnTrainBegin();
   // Pauses measuring until OnEvaluate (optional).
   Status OnEpochEnd();

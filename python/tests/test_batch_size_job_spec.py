@@ -1,0 +1,39 @@
+"""zeus.optimizer.batch_size.JobSpec: Zeus's fields and defaults, and the service's rules, checked when it is built."""
+
+from __future__ import annotations
+
+import pytest
+
+from zeus.exception import ZeusBSOConfigError, ZeusInvalidArgumentError
+from zeus.optimizer.batch_size import JobSpec
+from zeus.optimizer.batch_size.common import JobSpec as CommonJobSpec
+
+
+def test_job_spec_defaults_and_validation() -> None:
+    job = JobSpec(job_id_prefix="mnist", batch_sizes=[1024, 32, 256], default_batch_size=256)
+    # Zeus's defaults (zeus-reference 3.1).
+    assert (job.job_id, job.eta_knob, job.beta_knob, job.target_metric, job.higher_is_better_metric) == \
+        (None, 0.5, 2.0, 0.5, True)
+    assert (job.max_epochs, job.num_pruning_rounds, job.window_size, job.mab_prior_mean, job.mab_prior_precision,
+            job.mab_num_explorations, job.mab_seed) == (100, 2, 0, 0.0, 0.0, 2, None)
+    assert job.batch_sizes == [32, 256, 1024]  # sorted, as Zeus's validator does
+    assert CommonJobSpec is JobSpec  # Zeus's import path
+
+
+def test_job_spec_problems_are_config_errors_naming_the_field() -> None:
+    with pytest.raises(ZeusBSOConfigError, match="default_batch_size 48 is not in batch_sizes") as info:
+        JobSpec(job_id_prefix="mnist", batch_sizes=[32, 64], default_batch_size=48)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, ZeusInvalidArgumentError)
+    with pytest.raises(ValueError, match=r"eta_knob: eta_knob must be in \[0, 1\].*max_epochs: max_epochs must be "
+                                         r"positive"):
+        JobSpec(job_id_prefix="mnist", batch_sizes=[32], default_batch_size=32, eta_knob=1.5, max_epochs=0)
+    with pytest.raises(ValueError, match="job_id 'cifar-1' must start with job_id_prefix 'mnist'"):
+        JobSpec(job_id="cifar-1", job_id_prefix="mnist", batch_sizes=[32], default_batch_size=32)
+    with pytest.raises(ValueError, match=r"max_epochs: must be an integer \(got '10'\)"):
+        JobSpec(job_id_prefix="mnist", batch_sizes=[32], default_batch_size=32, max_epochs="10")  # type: ignore
+    with pytest.raises(ValueError, match="batch_sizes: must be a list of integers"):
+        JobSpec(job_id_prefix="mnist", batch_sizes=[32, 6.5], default_batch_size=32)  # type: ignore
+    with pytest.raises(ValueError, match="num_pruning_rounds must be at least 1"):
+        JobSpec(job_id_prefix="mnist", batch_sizes=[32], default_batch_size=32, num_pruning_rounds=0)
+    with pytest.raises(TypeError):
+        JobSpec("mnist", [32], 32)  # type: ignore[misc]  # keyword-only, as pydantic
