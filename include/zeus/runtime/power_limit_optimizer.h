@@ -215,6 +215,13 @@ class PowerLimitOptimizer {
   const std::vector<std::uint32_t>& original_power_limits_mw() const { return original_mw_; }
   // The job's measurements so far (or the loaded profile's), profiling order.
   const std::vector<optimizer::PowerLimitMeasurement>& measurements() const { return measurements_; }
+  // Steps left in the current state before it moves on (Ready: wait steps
+  // + 1 at first; Warmup; Profiling), as Zeus's states count them.
+  int steps_left() const { return steps_left_; }
+  // The limit being profiled (Warmup, Profiling) or profiled next (Ready), mW.
+  std::uint32_t current_power_limit_mw() const {
+    return power_limits_mw_.empty() ? 0 : power_limits_mw_[limit_index_];
+  }
   // The chosen limit once Done.
   std::optional<std::uint32_t> optimal_power_limit_mw() const { return optimal_mw_; }
   // Why the optimizer is Disabled.
