@@ -3,8 +3,8 @@
 // A Clock that is the NVML emulator's manual clock, so that a test's
 // measurement code and the emulated GPUs share one time line: Now() reads the
 // emulator's time and SleepFor() advances it (for every process sharing the
-// emulator's state). Requires a scenario with "clock": "manual" and an
-// initialised emulator in this process (e.g. an open GpuSet).
+// emulator's state). Requires a scenario with "clock": "manual" and a GpuSet
+// open on the emulator, whose driver_clock() Now() reads.
 
 #ifndef ZEUS_TESTING_EMULATOR_CLOCK_H_
 #define ZEUS_TESTING_EMULATOR_CLOCK_H_
@@ -12,13 +12,15 @@
 #include <string>
 
 #include "zeus/base/clock.h"
+#include "zeus/device/gpu.h"
 
 namespace zeus::testing {
 
 class EmulatorClock final : public Clock {
  public:
-  // `library_path` is the emulator .so already loaded by the device layer.
-  explicit EmulatorClock(const std::string& library_path);
+  // `gpus` (which must outlive this clock) was opened from `library_path`,
+  // the emulator .so, with a manual-clock scenario.
+  EmulatorClock(const device::GpuSet& gpus, const std::string& library_path);
   ~EmulatorClock() override;
   EmulatorClock(const EmulatorClock&) = delete;
   EmulatorClock& operator=(const EmulatorClock&) = delete;
@@ -28,7 +30,7 @@ class EmulatorClock final : public Clock {
 
  private:
   void* handle_ = nullptr;
-  int (*now_ns_)(unsigned long long*) = nullptr;
+  const Clock* driver_clock_ = nullptr;
   int (*advance_ns_)(unsigned long long) = nullptr;
 };
 

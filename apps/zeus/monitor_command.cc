@@ -2,7 +2,6 @@
 
 #include "apps/zeus/monitor_command.h"
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -129,51 +128,6 @@ Status CheckWritable(const char* flag, const std::string& path) {
   if (created) ::unlink(path.c_str());
   return OkStatus();
 }
-
-// The NVML emulator's clock, when the GPUs are the Zeus emulator: its energy
-// counters count emulated time (a scenario's time_scale makes it run faster
-// than the wall clock), so the window that divides that energy must be timed
-// on the same clock.
-class EmulatorTime final : public Clock {
- public:
-  // The emulator already loaded as $ZEUS_NVML_LIBRARY, or null.
-  static std::unique_ptr<EmulatorTime> Find() {
-    const char* lib = std::getenv("ZEUS_NVML_LIBRARY");
-    if (lib == nullptr || *lib == '\0') return nullptr;
-    void* handle = ::dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
-    if (handle == nullptr) return nullptr;
-    auto now = reinterpret_cast<int (*)(unsigned long long*)>(::dlsym(handle, "zeusEmulatorNowNs"));
-    unsigned long long probe = 0;
-    if (now == nullptr || now(&probe) != 0) {
-      ::dlclose(handle);
-      return nullptr;
-    }
-    return std::unique_ptr<EmulatorTime>(new EmulatorTime(handle, now));
-  }
-  ~EmulatorTime() override { ::dlclose(handle_); }
-  EmulatorTime(const EmulatorTime&) = delete;
-  EmulatorTime& operator=(const EmulatorTime&) = delete;
-
-  nanoseconds Now() const override {
-    unsigned long long ns = 0;
-    (void)now_(&ns);
-    return nanoseconds(static_cast<std::int64_t>(ns));
-  }
-  // Waits until this clock has moved `duration`, polling; gives up after the
-  // same wall duration when it does not move (the emulator's manual clock).
-  void SleepFor(nanoseconds duration) const override {
-    const nanoseconds target = Now() + duration;
-    const auto wall_end = std::chrono::steady_clock::now() + duration;
-    while (Now() < target && std::chrono::steady_clock::now() < wall_end) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  }
-
- private:
-  EmulatorTime(void* handle, int (*now)(unsigned long long*)) : handle_(handle), now_(now) {}
-  void* handle_;
-  int (*now_)(unsigned long long*);
-};
 
 struct Devices {
   std::unique_ptr<device::GpuSet> gpus;
@@ -351,9 +305,10 @@ int RunMonitor(MonitorFlags& flags) {
                                    flags.timeline.empty() ? "--plot" : "--timeline"));
   }
 
-  // Energy and time from one clock: the emulator's when the GPUs are emulated.
-  const std::unique_ptr<EmulatorTime> emulator_time = devices->gpu_indices.empty() ? nullptr : EmulatorTime::Find();
-  const Clock& clock = emulator_time ? static_cast<const Clock&>(*emulator_time) : SteadyClock();
+  // Energy and time from one clock: the emulator's when the GPUs are emulated
+  // (its energy counters count emulated time, which a scenario may scale).
+  const Clock* driver_clock = devices->gpu_indices.empty() ? nullptr : devices->gpus->driver_clock();
+  const Clock& clock = driver_clock != nullptr ? *driver_clock : SteadyClock();
 
   std::unique_ptr<monitor::PowerMonitor> power;
   if (!devices->gpu_indices.empty()) {
@@ -410,7 +365,7 @@ int RunMonitor(MonitorFlags& flags) {
   report["killed_after_grace"] = child->killed_after_grace;
   report["time_s"] = time_s;
   report["wall_time_s"] = wall_time_s;
-  report["clock"] = emulator_time ? "emulator" : "wall";
+  report["clock"] = driver_clock != nullptr ? "emulator" : "wall";
   report["gpus"] = json::array();
   int failures = 0;
   for (const monitor::GpuMeasurement& g : measurement->gpus) {
@@ -477,7 +432,7 @@ int RunMonitor(MonitorFlags& flags) {
       text += fmt::format("\nzeus monitor: {} exited with {} after {:.3f} s", JoinCommand(flags.command),
                           child->exit_code, wall_time_s);
       // The emulator's clock shown where it parts from the wall clock (a time_scale, a manual clock).
-      if (emulator_time && std::abs(time_s - wall_time_s) > 0.05 * wall_time_s + 0.01) {
+      if (driver_clock != nullptr && std::abs(time_s - wall_time_s) > 0.05 * wall_time_s + 0.01) {
         text += fmt::format(" ({:.3f} s of emulated GPU time)", time_s);
       }
       text += "\n";

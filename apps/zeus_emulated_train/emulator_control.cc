@@ -10,25 +10,24 @@
 
 namespace zeus::apps {
 
-Result<std::unique_ptr<EmulatorControl>> EmulatorControl::Open(const std::string& library_path) {
+Result<std::unique_ptr<EmulatorControl>> EmulatorControl::Open(const device::GpuSet& gpus,
+                                                                const std::string& library_path) {
   std::unique_ptr<EmulatorControl> control(new EmulatorControl());
+  control->driver_clock_ = gpus.driver_clock();
   control->handle_ = dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (control->handle_ != nullptr) {
     control->iteration_time_s_ =
         reinterpret_cast<int (*)(unsigned int, double*)>(dlsym(control->handle_, "zeusEmulatorIterationTimeS"));
-    control->now_ns_ = reinterpret_cast<int (*)(unsigned long long*)>(dlsym(control->handle_, "zeusEmulatorNowNs"));
     control->advance_ns_ =
         reinterpret_cast<int (*)(unsigned long long)>(dlsym(control->handle_, "zeusEmulatorAdvanceTimeNs"));
   }
-  if (control->iteration_time_s_ == nullptr || control->now_ns_ == nullptr || control->advance_ns_ == nullptr) {
+  if (control->iteration_time_s_ == nullptr || control->driver_clock_ == nullptr || control->advance_ns_ == nullptr) {
     return Fail(ErrorCode::kUnavailable,
                 fmt::format("{} is not the Zeus NVML emulator; zeus-emulated-train needs it: set ZEUS_NVML_LIBRARY to "
                             "build/lib/libzeus-nvml-emulator.so and ZEUS_EMULATOR_CONFIG to a scenario with a "
                             "\"workload\" per GPU",
                             library_path.empty() ? "the NVML library" : library_path));
   }
-  unsigned long long now = 0;
-  if (control->now_ns_(&now) != 0) return Fail(ErrorCode::kUnavailable, "the NVML emulator is not initialised");
   control->manual_ = control->advance_ns_(0) == 0;  // 2 (wrong mode) with the wall clock
   return control;
 }
@@ -50,11 +49,7 @@ Result<double> EmulatorControl::IterationTimeS(unsigned int nvml_index) const {
   return Fail(ErrorCode::kUnavailable, fmt::format("zeusEmulatorIterationTimeS({}) failed with {}", nvml_index, rc));
 }
 
-std::chrono::nanoseconds EmulatorControl::Now() const {
-  unsigned long long now = 0;
-  if (now_ns_(&now) != 0) return std::chrono::nanoseconds(0);
-  return std::chrono::nanoseconds(static_cast<std::int64_t>(now));
-}
+std::chrono::nanoseconds EmulatorControl::Now() const { return driver_clock_->Now(); }
 
 Status EmulatorControl::Advance(std::chrono::nanoseconds duration) const {
   if (duration.count() <= 0) return OkStatus();

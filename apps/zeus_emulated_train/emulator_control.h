@@ -2,8 +2,8 @@
 //
 // The NVML emulator's control functions (emulator/emulator_control.h), looked
 // up in the emulator library this process already loaded as NVML, and a
-// zeus::Clock over the emulator's time so measurement windows and the
-// emulated GPUs share one time line.
+// zeus::Clock over the emulator's time (the GpuSet's driver clock) so
+// measurement windows and the emulated GPUs share one time line.
 //
 // Thread-safety: the emulator's functions are thread-safe; so is this.
 
@@ -16,14 +16,16 @@
 
 #include "zeus/base/clock.h"
 #include "zeus/base/error.h"
+#include "zeus/device/gpu.h"
 
 namespace zeus::apps {
 
 class EmulatorControl {
  public:
-  // `library_path`: the emulator that OpenGpus loaded ($ZEUS_NVML_LIBRARY).
-  // kUnavailable when it is not the Zeus NVML emulator.
-  static Result<std::unique_ptr<EmulatorControl>> Open(const std::string& library_path);
+  // `gpus`: the GPUs OpenGpus opened from `library_path` ($ZEUS_NVML_LIBRARY);
+  // it must outlive the control. kUnavailable when it is not the Zeus NVML
+  // emulator.
+  static Result<std::unique_ptr<EmulatorControl>> Open(const device::GpuSet& gpus, const std::string& library_path);
   ~EmulatorControl();
   EmulatorControl(const EmulatorControl&) = delete;
   EmulatorControl& operator=(const EmulatorControl&) = delete;
@@ -42,7 +44,7 @@ class EmulatorControl {
   EmulatorControl() = default;
   void* handle_ = nullptr;
   int (*iteration_time_s_)(unsigned int, double*) = nullptr;
-  int (*now_ns_)(unsigned long long*) = nullptr;
+  const Clock* driver_clock_ = nullptr;
   int (*advance_ns_)(unsigned long long) = nullptr;
   bool manual_ = false;
 };

@@ -266,7 +266,7 @@ int Run(const Flags& flags, zeus::runtime::Communicator& comm) {
     return zeus::ExitCodeFor(gpus.error().code());
   }
   const char* library = std::getenv("ZEUS_NVML_LIBRARY");
-  auto emulator = zeus::apps::EmulatorControl::Open(library != nullptr ? library : "");
+  auto emulator = zeus::apps::EmulatorControl::Open(**gpus, library != nullptr ? library : "");
   if (!emulator) {
     std::fprintf(stderr, "error: %s\n", emulator.error().message().c_str());
     return zeus::ExitCodeFor(emulator.error().code());

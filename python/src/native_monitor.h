@@ -7,6 +7,13 @@
 // batch-size optimizers' bindings take that same shared_ptr and keep it, so
 // the devices and the Monitor outlive every optimizer built over them.
 //
+// Fork: a forked child does not inherit the threads of a native object (a
+// PowerMonitor's samplers, RAPL's wrap guard), so every object registered with
+// RegisterForForkCheck is marked `forked` in the child (by an
+// os.register_at_fork hook) and kept alive there for good (its destructor
+// would join threads that exist only in the parent). Its bindings call
+// CheckNotForked first, which raises RuntimeError in the child.
+//
 // Indices: `gpus` is opened with CUDA_VISIBLE_DEVICES applied, so a GpuSet
 // index is the framework's (torch's) GPU index; monitor->gpu_indices() are
 // the ZeusMonitor's gpu_indices.
@@ -14,6 +21,7 @@
 #ifndef ZEUS_PYTHON_SRC_NATIVE_MONITOR_H_
 #define ZEUS_PYTHON_SRC_NATIVE_MONITOR_H_
 
+#include <atomic>
 #include <memory>
 
 #include "zeus/base/clock.h"
@@ -23,7 +31,21 @@
 
 namespace zeus::python {
 
-struct NativeMonitor {
+// A native object that a forked child must not use (see above).
+struct ForkAware {
+  virtual ~ForkAware() = default;
+  // Set in a forked child; never cleared.
+  std::atomic<bool> forked{false};
+};
+
+// Needs the GIL. Marks `object` forked in every child forked after this call
+// and keeps it alive there.
+void RegisterForForkCheck(const std::shared_ptr<ForkAware>& object);
+// Raises RuntimeError (needs the GIL) when `object` was inherited through
+// fork; `what` names the Python class, e.g. "ZeusMonitor".
+void CheckNotForked(const ForkAware& object, const char* what);
+
+struct NativeMonitor : ForkAware {
   // Never null; empty when there are no GPUs (no driver, CUDA_VISIBLE_DEVICES="").
   std::unique_ptr<device::GpuSet> gpus;
   // Null when no CPU is measured.

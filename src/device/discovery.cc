@@ -86,7 +86,12 @@ Result<std::unique_ptr<GpuSet>> OpenGpus(const GpuOptions& options) {
     }
     gpus.push_back(std::move(gpu));
   }
-  return std::make_unique<GpuSet>(std::move(driver_version), std::move(gpus));
+  // The clock shares the library's lifetime (an aliasing shared_ptr).
+  std::shared_ptr<const Clock> driver_clock;
+  if (const Clock* clock = (*library)->emulator_clock(); clock != nullptr) {
+    driver_clock = std::shared_ptr<const Clock>(*library, clock);
+  }
+  return std::make_unique<GpuSet>(std::move(driver_version), std::move(gpus), std::move(driver_clock));
 }
 
 Result<std::unique_ptr<CpuSet>> OpenCpus(const CpuOptions& options) {

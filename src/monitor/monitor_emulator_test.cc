@@ -55,7 +55,7 @@ class MonitorEmulatorTest : public ::testing::Test {
     gpus_ = std::move(*gpus);
     faults_ = std::make_unique<testing::EmulatorFaults>(ZEUS_TEST_EMULATOR_PATH);
     if (scenario.value("clock", "") == "manual") {
-      clock_ = std::make_unique<testing::EmulatorClock>(ZEUS_TEST_EMULATOR_PATH);
+      clock_ = std::make_unique<testing::EmulatorClock>(*gpus_, ZEUS_TEST_EMULATOR_PATH);
     }
   }
 

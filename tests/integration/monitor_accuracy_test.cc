@@ -47,7 +47,7 @@ class MonitorAccuracyTest : public ::testing::Test {
     auto gpus = device::OpenGpus(options);
     ASSERT_TRUE(gpus) << gpus.error().message();
     gpus_ = std::move(*gpus);
-    clock_ = std::make_unique<testing::EmulatorClock>(ZEUS_TEST_EMULATOR_PATH);
+    clock_ = std::make_unique<testing::EmulatorClock>(*gpus_, ZEUS_TEST_EMULATOR_PATH);
     monitor::MonitorOptions mo;
     mo.clock = clock_.get();
     mo.power_monitor.interval = interval;

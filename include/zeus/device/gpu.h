@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "zeus/base/clock.h"
 #include "zeus/base/error.h"
 
 namespace zeus::device {
@@ -97,8 +98,10 @@ class Gpu {
 // what a framework calls device i.
 class GpuSet {
  public:
-  GpuSet(std::string driver_version, std::vector<std::unique_ptr<Gpu>> gpus)
-      : driver_version_(std::move(driver_version)), gpus_(std::move(gpus)) {}
+  // `driver_clock`: see driver_clock(); null for a real driver.
+  GpuSet(std::string driver_version, std::vector<std::unique_ptr<Gpu>> gpus,
+         std::shared_ptr<const Clock> driver_clock = nullptr)
+      : driver_version_(std::move(driver_version)), gpus_(std::move(gpus)), driver_clock_(std::move(driver_clock)) {}
   GpuSet(const GpuSet&) = delete;
   GpuSet& operator=(const GpuSet&) = delete;
 
@@ -109,9 +112,20 @@ class GpuSet {
   // REQUIRES: index < size().
   Gpu& gpu(std::size_t index) const { return *gpus_.at(index); }
 
+  // The clock the driver's readings are on, when it is not the real
+  // monotonic clock: null for a real NVIDIA driver (use SteadyClock()); the
+  // NVML emulator's clock when the GPUs are emulated, which a scenario may
+  // scale (time_scale) or drive by hand ("clock": "manual"). Energy counters
+  // count this clock's time, so measurement windows over these GPUs must be
+  // timed on it. Its SleepFor() waits until the clock has moved `duration` or
+  // the same wall time has passed, whichever is first; it never moves a
+  // manual clock. Valid as long as this GpuSet.
+  const Clock* driver_clock() const { return driver_clock_.get(); }
+
  private:
   std::string driver_version_;
   std::vector<std::unique_ptr<Gpu>> gpus_;
+  std::shared_ptr<const Clock> driver_clock_;
 };
 
 }  // namespace zeus::device

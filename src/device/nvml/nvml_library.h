@@ -14,6 +14,7 @@
 #include <string>
 
 #include "device/nvml/nvml_abi.h"
+#include "zeus/base/clock.h"
 #include "zeus/base/error.h"
 
 namespace zeus::device::nvml {
@@ -46,6 +47,12 @@ class NvmlLibrary {
   const NvmlApi& api() const { return api_; }
   // The path that was dlopened.
   const std::string& path() const { return path_; }
+  // The emulator's clock (zeusEmulatorNowNs) when the library is the Zeus
+  // NVML emulator, else null (a real driver). Lives as long as this library.
+  // Now() is the emulated time; SleepFor() waits until that time has moved
+  // `duration` or the same wall duration has passed, whichever is first (it
+  // never advances a manual clock).
+  const Clock* emulator_clock() const { return emulator_clock_.get(); }
 
   // Calls an optional entry point; a missing one returns
   // NVML_ERROR_FUNCTION_NOT_FOUND.
@@ -61,6 +68,7 @@ class NvmlLibrary {
   void* handle_;
   std::string path_;
   NvmlApi api_;
+  std::unique_ptr<const Clock> emulator_clock_;
 };
 
 }  // namespace zeus::device::nvml
