@@ -180,6 +180,7 @@ class NativePowerLimitOptimizer {
                             int world_size)
       : monitor_(std::move(monitor)), log_(std::move(log)) {
     if (!monitor_ || !monitor_->monitor) throw py::value_error("the monitor has no native Monitor");
+    CheckNotForked(*monitor_, "ZeusMonitor");
     runtime::PowerLimitOptimizerOptions options;
     options.wait_steps = wait_steps;
     options.warmup_steps = warmup_steps;
@@ -199,6 +200,13 @@ class NativePowerLimitOptimizer {
   }
 
   ~NativePowerLimitOptimizer() {
+    // In a forked child (the monitor says so) the limits are the parent's:
+    // leave them, and the native objects, alone.
+    if (monitor_->forked.load()) {
+      (void)optimizer_.release();
+      (void)communicator_.release();
+      return;
+    }
     // The optimizer restores (NVML only) and goes before the communicator and
     // selector it calls. Python objects are released with the GIL (held by
     // pybind11's deallocation).
@@ -210,19 +218,23 @@ class NativePowerLimitOptimizer {
   void OnStepBegin() {
     const PowerLimitOptimizerState s = optimizer_->state();
     if (s == PowerLimitOptimizerState::kDone || s == PowerLimitOptimizerState::kDisabled) return;
+    CheckNotForked(*monitor_, "GlobalPowerLimitOptimizer");
     Call([this] { optimizer_->OnStepBegin(); });
   }
   void OnEpochEnd() {
     const PowerLimitOptimizerState s = optimizer_->state();
     if (s != PowerLimitOptimizerState::kWarmup && s != PowerLimitOptimizerState::kProfiling) return;
+    CheckNotForked(*monitor_, "GlobalPowerLimitOptimizer");
     Call([this] { optimizer_->OnEpochEnd(); });
   }
   void OnTrainEnd() {
+    CheckNotForked(*monitor_, "GlobalPowerLimitOptimizer");
     Status status = OkStatus();
     Call([&] { status = optimizer_->OnTrainEnd(); });
     Unwrap(std::move(status), ErrorDomain::kGpu);
   }
   void Restore() {
+    CheckNotForked(*monitor_, "GlobalPowerLimitOptimizer");
     Status status = OkStatus();
     Call([&] { status = optimizer_->RestoreOriginalLimits(); });
     Unwrap(std::move(status), ErrorDomain::kGpu);

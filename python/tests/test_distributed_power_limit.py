@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 from pathlib import Path
 
@@ -71,12 +72,13 @@ for selector in (Energy(), ZeusCost(0.5)):
     limit_in_force = emu.power_limit_w(nvml_index)
     plo.on_train_end()
     dist.barrier()
-    print(json.dumps({"rank": rank, "selector": type(selector).__name__,
+    results = os.path.join(os.environ["RESULT_DIR"], f"rank{rank}.jsonl")
+    with open(results, "a") as out:
+        out.write(json.dumps({"rank": rank, "selector": type(selector).__name__,
                       "done_w": state.optimal_power_limit / 1000 if isinstance(state, Done) else repr(state),
                       "limit_in_force_w": limit_in_force,
                       "restored_w": emu.power_limit_w(nvml_index),
-                      "measurements": [[m.power_limit, m.energy, m.time] for m in plo.measurements]}),
-          flush=True)
+                      "measurements": [[m.power_limit, m.energy, m.time] for m in plo.measurements]}) + "\\n")
 dist.destroy_process_group()
 """
 
@@ -91,12 +93,20 @@ def test_two_ranks_choose_the_optimum_of_summed_energy_and_max_time(emulator, tm
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(PYTHON_DIR), str(TESTS_DIR)])
     env["OMP_NUM_THREADS"] = "1"
+    env["RESULT_DIR"] = str(tmp_path)
     env.pop("CUDA_VISIBLE_DEVICES", None)
+    with socket.socket() as s:  # a free port for the rendezvous
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    # --redirects/--tee 1: Debian's torch 1.13 on Python 3.11 turns their default "0" (and "3") into None (3.11
+    # iterates only the one-bit members of an IntFlag) and fails; 1 copies the workers' stdout to --log_dir.
     proc = subprocess.run(
-        [PYTHON, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", "0", str(script)],
+        [PYTHON, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_addr", "127.0.0.1",
+         "--master_port", str(port), "--redirects", "1", "--tee", "1", "--log_dir", str(tmp_path / "logs"),
+         str(script)],
         env=env, capture_output=True, text=True, timeout=180, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    results = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    results = [json.loads(line) for rank in (0, 1) for line in (tmp_path / f"rank{rank}.jsonl").read_text().splitlines()]
     assert len(results) == 4, proc.stdout + proc.stderr
     by = {(r["rank"], r["selector"]): r for r in results}
     for rank in (0, 1):

@@ -4,6 +4,7 @@ original limit restored; Zeus's argument checks; the profile file; zeus.utils.me
 
 from __future__ import annotations
 
+import gc
 import inspect
 import json
 import math
@@ -45,7 +46,11 @@ def setup(emulator):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # CPU torch: no GPU sync (a one-time notice)
         monitor = ZeusMonitor(gpu_indices=[0])
-    return monitor, Emulator()
+    emu = Emulator()
+    yield monitor, emu
+    emu.close()
+    del monitor
+    gc.collect()  # optimizers and monitors of this test release NVML: the next test loads its own scenario
 
 
 class SecondLowest(OptimumSelector):
@@ -212,8 +217,6 @@ def test_an_emptied_optimizer_restores_when_collected(setup):
         emu.step()
     assert emu.power_limit_w(0) == 300
     del plo
-    import gc
-
     gc.collect()
     assert emu.power_limit_w(0) == ORIGINAL_LIMIT_W
 
@@ -287,11 +290,14 @@ def test_without_permission_the_optimizer_warns_and_training_goes_on(emulator):
         warnings.simplefilter("ignore")
         monitor = ZeusMonitor(gpu_indices=[0])
     emu = Emulator()
-    with pytest.warns(UserWarning, match="SYS_ADMIN|CAP_SYS_ADMIN"):
-        plo = GlobalPowerLimitOptimizer(monitor, **FAST)
-    assert isinstance(plo.state, Disabled)
-    train(plo, emu, epochs=1, steps_per_epoch=5)
-    assert emu.power_limit_w(0) == ORIGINAL_LIMIT_W
+    try:
+        with pytest.warns(UserWarning, match="CAP_SYS_ADMIN"):
+            plo = GlobalPowerLimitOptimizer(monitor, **FAST)
+        assert isinstance(plo.state, Disabled)
+        train(plo, emu, epochs=1, steps_per_epoch=5)
+        assert emu.power_limit_w(0) == ORIGINAL_LIMIT_W
+    finally:
+        emu.close()
 
 
 def test_hf_optimizer_has_the_same_signature_and_names_transformers(setup):

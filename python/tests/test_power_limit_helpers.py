@@ -53,6 +53,11 @@ class Emulator:
         # Keeps NVML initialised for our own reads (nvmlShutdown is counted).
         assert self.lib.nvmlInit_v2() == 0, self.lib.zeusEmulatorLastError
 
+    def close(self) -> None:
+        """Our nvmlShutdown: the scenario is dropped once every user in this process has shut down, so the next
+        test's scenario is read."""
+        self.lib.nvmlShutdown()
+
     def iteration_time_s(self, nvml_index: int) -> float:
         seconds = ctypes.c_double()
         rc = self.lib.zeusEmulatorIterationTimeS(nvml_index, ctypes.byref(seconds))
