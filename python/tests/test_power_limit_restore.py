@@ -91,3 +91,51 @@ def test_a_signal_restores_the_original_limit(emulator, signo):
         assert "KeyboardInterrupt" in err
     assert limits_from_another_process(ZEUS_BINARY) == [ORIGINAL_LIMIT_W]
     assert "original power limits restored" in err
+
+
+FORK_SCRIPT = """
+import gc, os, sys, warnings
+from test_power_limit_helpers import Emulator
+from zeus.monitor import ZeusMonitor
+from zeus.optimizer.power_limit import Energy, GlobalPowerLimitOptimizer, Warmup
+
+warnings.simplefilter("ignore")
+monitor = ZeusMonitor(gpu_indices=[0])
+emu = Emulator()
+plo = GlobalPowerLimitOptimizer(monitor, optimum_selector=Energy(), wait_steps=0, warmup_steps=5,
+                                profile_steps=2, pl_step=50)
+plo.on_step_begin()  # 300 W, warmup
+assert emu.power_limit_w(0) == 300
+pid = os.fork()
+if pid == 0:
+    # A forked child (a data-loader worker): it may not drive the optimizer, and ending it (collection,
+    # interpreter exit) must not touch the parent's limits.
+    try:
+        plo.on_step_begin()
+        print("child: on_step_begin did not raise", flush=True)
+    except RuntimeError as e:
+        print(f"child: RuntimeError: {e}", flush=True)
+    del plo
+    gc.collect()
+    sys.exit(0)
+_, status = os.waitpid(pid, 0)
+print(f"child exit {os.waitstatus_to_exitcode(status)}", flush=True)
+print(f"after child {emu.power_limit_w(0)}", flush=True)
+plo.on_step_begin()
+print(f"parent state {plo.state}", flush=True)
+plo.on_train_end()
+print(f"after train end {emu.power_limit_w(0)}", flush=True)
+"""
+
+
+def test_a_forked_child_cannot_drive_the_optimizer_and_leaves_the_limits_alone(emulator):
+    emulator([gpu()], **EXACT)
+    proc = subprocess.run([PYTHON, "-c", FORK_SCRIPT], env=child_env(), capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert any(line.startswith("child: RuntimeError:") for line in lines), proc.stdout + proc.stderr
+    assert "child exit 0" in lines
+    assert "after child 300.0" in lines  # the child's exit did not restore the parent's limit
+    assert "parent state Warmup(current_power_limit=300000, steps=4)" in lines
+    assert "after train end 200.0" in lines
