@@ -4,14 +4,16 @@
 // zeus.optimizer.power_limit (python/zeus/optimizer/power_limit.py).
 //
 //   Optimizer(monitor, wait_steps, warmup_steps, profile_steps, pl_step_w, profile_path,
-//             selector, log, all_reduce, rank, world_size)
+//             selector, log, all_reduce, rank, world_size, sync)
 //
 // `selector` is ("energy" | "time" | "zeus_cost" | "max_slowdown", value) for
 // the built-in selectors, or ("custom", callable(measurements, total_gpus) ->
 // limit W, name) for a user's OptimumSelector subclass; `measurements` is a
 // list of (power_limit_w, energy_j, time_s). `all_reduce` (None: one process)
 // is zeus.utils.framework.all_reduce: callable(list[float], "sum" | "max") ->
-// list[float].
+// list[float]. `sync` (None: no sync) is called before the step whose
+// on_step_begin opens or closes a profiling window (ZeusMonitor's framework
+// sync, as Zeus's begin_window/end_window(sync_execution=True) do).
 //
 // The GIL: hooks that may change limits, open or close windows or talk to
 // other ranks run with the GIL released; the selector, the all-reduce and the
@@ -177,8 +179,8 @@ class NativePowerLimitOptimizer {
   NativePowerLimitOptimizer(std::shared_ptr<NativeMonitor> monitor, int wait_steps, int warmup_steps,
                             int profile_steps, double pl_step_w, std::optional<std::string> profile_path,
                             const py::tuple& selector, py::object log, py::object all_reduce, int rank,
-                            int world_size)
-      : monitor_(std::move(monitor)), log_(std::move(log)) {
+                            int world_size, py::object sync)
+      : monitor_(std::move(monitor)), log_(std::move(log)), sync_(std::move(sync)), warmup_steps_(warmup_steps) {
     if (!monitor_ || !monitor_->monitor) throw py::value_error("the monitor has no native Monitor");
     CheckNotForked(*monitor_, "ZeusMonitor");
     runtime::PowerLimitOptimizerOptions options;
@@ -219,6 +221,7 @@ class NativePowerLimitOptimizer {
     const PowerLimitOptimizerState s = optimizer_->state();
     if (s == PowerLimitOptimizerState::kDone || s == PowerLimitOptimizerState::kDisabled) return;
     CheckNotForked(*monitor_, "GlobalPowerLimitOptimizer");
+    if (!sync_.is_none() && OpensOrClosesAWindow()) sync_();
     Call([this] { optimizer_->OnStepBegin(); });
   }
   void OnEpochEnd() {
@@ -280,6 +283,17 @@ class NativePowerLimitOptimizer {
     throw py::value_error("unknown selector kind '" + kind + "'");
   }
 
+  // Whether the next OnStepBegin opens or closes a profiling window.
+  bool OpensOrClosesAWindow() const {
+    if (optimizer_->steps_left() != 1) return false;
+    switch (optimizer_->state()) {
+      case PowerLimitOptimizerState::kWarmup:
+      case PowerLimitOptimizerState::kProfiling: return true;
+      case PowerLimitOptimizerState::kReady: return warmup_steps_ == 0;
+      default: return false;
+    }
+  }
+
   // Runs `f` without the GIL, with log lines captured; then logs them through
   // Python and raises what Python code raised meanwhile.
   template <class F>
@@ -296,6 +310,8 @@ class NativePowerLimitOptimizer {
 
   std::shared_ptr<NativeMonitor> monitor_;  // keeps the devices and the Monitor alive
   py::object log_;
+  py::object sync_;
+  int warmup_steps_;
   std::shared_ptr<LogSink> sink_ = std::make_shared<LogSink>();
   PendingException pending_;
   std::unique_ptr<PythonCommunicator> communicator_;
@@ -335,10 +351,10 @@ void RegisterPowerLimit(py::module_& m) {
 
   py::class_<NativePowerLimitOptimizer>(pl, "Optimizer")
       .def(py::init<std::shared_ptr<NativeMonitor>, int, int, int, double, std::optional<std::string>,
-                    const py::tuple&, py::object, py::object, int, int>(),
+                    const py::tuple&, py::object, py::object, int, int, py::object>(),
            py::arg("monitor"), py::arg("wait_steps"), py::arg("warmup_steps"), py::arg("profile_steps"),
            py::arg("pl_step_w"), py::arg("profile_path"), py::arg("selector"), py::arg("log"),
-           py::arg("all_reduce"), py::arg("rank"), py::arg("world_size"))
+           py::arg("all_reduce"), py::arg("rank"), py::arg("world_size"), py::arg("sync"))
       .def("on_step_begin", &NativePowerLimitOptimizer::OnStepBegin)
       .def("on_epoch_end", &NativePowerLimitOptimizer::OnEpochEnd)
       .def("on_train_end", &NativePowerLimitOptimizer::OnTrainEnd)

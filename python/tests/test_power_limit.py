@@ -9,6 +9,7 @@ import inspect
 import json
 import math
 import warnings
+import weakref
 
 import pytest
 
@@ -190,6 +191,22 @@ def test_an_exception_in_a_user_selector_is_raised_from_the_hook_and_the_limit_r
     assert emu.power_limit_w(0) == ORIGINAL_LIMIT_W
     plo.on_step_begin()  # disabled: nothing happens, nothing raised
     assert emu.power_limit_w(0) == ORIGINAL_LIMIT_W
+
+
+def test_the_framework_is_synced_when_a_profiling_window_opens_or_closes(setup):
+    monitor, emu = setup
+    syncs = []
+    holder = {}  # a weak reference: the optimizer keeps the sync function, which must not keep the optimizer
+    monitor._sync = lambda: syncs.append(holder["plo"]().state)  # ZeusMonitor's framework sync, observed
+    plo = GlobalPowerLimitOptimizer(monitor, optimum_selector=Energy(), **FAST)
+    holder["plo"] = weakref.ref(plo)
+    for _ in range(STEPS_TO_DONE + 3):
+        plo.on_step_begin()
+        emu.step()
+    # Before each window opens (last warmup step) and closes (last profiled step): 2 per limit, none after.
+    plo.on_train_end()
+    assert len(syncs) == 10
+    assert syncs[:2] == [Warmup(current_power_limit=300_000, steps=1), Profiling(current_power_limit=300_000, steps=1)]
 
 
 def test_an_epoch_ending_mid_profile_restores_the_original_and_retries_that_limit(setup):

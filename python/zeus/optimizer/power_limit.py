@@ -148,6 +148,10 @@ class OptimumSelector(abc.ABC):
 
         ``measurements`` are in profiling order (highest limit first). In a distributed job every rank calls
         this with the same measurements and must return the same limit.
+
+        An exception raised here disables the optimizer (the original limits are put back and training goes on
+        unoptimized) and is raised again from the hook that ended profiling (or from the constructor, when a
+        profile file is loaded).
         """
 
     def _native_spec(self) -> Optional[tuple[Any, ...]]:
@@ -319,6 +323,8 @@ class GlobalPowerLimitOptimizer(Callback):
             all_reduce,
             rank,
             world_size,
+            # Framework sync around profiling windows, as Zeus's begin_window/end_window do.
+            getattr(monitor, "_sync", None),
         )
         self.power_limits: list[int] = list(self._native.power_limits_mw())
         state = self.state
