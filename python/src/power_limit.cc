@@ -155,6 +155,16 @@ class PythonCommunicator final : public runtime::Communicator {
   PendingException& pending_;
 };
 
+// A built-in selector from its spec: (kind, eta or factor).
+runtime::OptimumSelector BuiltinSelector(const py::tuple& spec) {
+  const auto kind = spec[0].cast<std::string>();
+  if (kind == "energy") return runtime::OptimumSelector::Energy();
+  if (kind == "time") return runtime::OptimumSelector::Time();
+  if (kind == "zeus_cost") return runtime::OptimumSelector::ZeusCost(spec[1].cast<double>());
+  if (kind == "max_slowdown") return runtime::OptimumSelector::MaxSlowdown(spec[1].cast<double>());
+  throw py::value_error("unknown selector kind '" + kind + "'");
+}
+
 // A user's OptimumSelector subclass: select(measurements) through a Python
 // callable(list[(W, J, s)], total_gpus) -> W.
 runtime::CustomOptimumSelector PythonSelector(std::shared_ptr<py::object> select, PendingException& pending) {
@@ -266,12 +276,7 @@ class NativePowerLimitOptimizer {
 
  private:
   runtime::OptimumSelector Selector(const py::tuple& spec) {
-    const auto kind = spec[0].cast<std::string>();
-    if (kind == "energy") return runtime::OptimumSelector::Energy();
-    if (kind == "time") return runtime::OptimumSelector::Time();
-    if (kind == "zeus_cost") return runtime::OptimumSelector::ZeusCost(spec[1].cast<double>());
-    if (kind == "max_slowdown") return runtime::OptimumSelector::MaxSlowdown(spec[1].cast<double>());
-    if (kind == "custom") {
+    if (spec[0].cast<std::string>() == "custom") {
       // Released with the GIL held: the lambda may be destroyed on any path.
       auto select = std::shared_ptr<py::object>(new py::object(spec[1]), [](py::object* o) {
         py::gil_scoped_acquire gil;
@@ -280,7 +285,7 @@ class NativePowerLimitOptimizer {
       return runtime::OptimumSelector::Custom(PythonSelector(std::move(select), pending_),
                                               spec[2].cast<std::string>());
     }
-    throw py::value_error("unknown selector kind '" + kind + "'");
+    return BuiltinSelector(spec);
   }
 
   // Whether the next OnStepBegin opens or closes a profiling window.
@@ -335,16 +340,9 @@ void RegisterPowerLimit(py::module_& m) {
   pl.def(
       "select",
       [](const py::tuple& selector, const std::vector<MeasurementTuple>& measurements, int total_gpus) {
-        runtime::OptimumSelector s;
-        const auto kind = selector[0].cast<std::string>();
-        if (kind == "energy") s = runtime::OptimumSelector::Energy();
-        else if (kind == "time") s = runtime::OptimumSelector::Time();
-        else if (kind == "zeus_cost") s = runtime::OptimumSelector::ZeusCost(selector[1].cast<double>());
-        else if (kind == "max_slowdown") s = runtime::OptimumSelector::MaxSlowdown(selector[1].cast<double>());
-        else throw py::value_error("unknown selector kind '" + kind + "'");
         std::vector<optimizer::PowerLimitMeasurement> in;
         for (const auto& [w, j, t] : measurements) in.push_back({w, j, t});
-        return Unwrap(runtime::SelectPowerLimitW(s, in, total_gpus));
+        return Unwrap(runtime::SelectPowerLimitW(BuiltinSelector(selector), in, total_gpus));
       },
       py::arg("selector"), py::arg("measurements"), py::arg("total_gpus"),
       "The built-in selector's choice (W) from (power_limit_w, energy_j, time_s) measurements.");
