@@ -352,3 +352,59 @@ def test_builtin_selectors_called_directly():
     assert MaxSlowdownConstraint(1.15).select(measurements) == 200
     with pytest.raises(ValueError):
         Energy().select([])
+
+
+def test_an_exception_in_the_all_reduce_is_raised_from_the_hook_and_the_limit_restored(setup, monkeypatch):
+    """The torch.distributed path without torch.distributed: a fake all_reduce of world size 1 that fails at
+    the first profiling window's end."""
+    monitor, emu = setup
+    from zeus.utils import framework
+
+    calls = []
+
+    def all_reduce(values, operation):
+        calls.append(operation)
+        if len(calls) > 2:  # Create's two collectives pass
+            raise ConnectionError("rank 1 went away")
+        return list(values)
+
+    monkeypatch.setattr(framework, "is_distributed", lambda: True)
+    monkeypatch.setattr(framework, "get_rank", lambda: 0)
+    monkeypatch.setattr(framework, "get_world_size", lambda: 1)
+    monkeypatch.setattr(framework, "all_reduce", all_reduce)
+    plo = GlobalPowerLimitOptimizer(monitor, optimum_selector=Energy(), **FAST)
+    assert calls == ["max", "sum"]
+    with pytest.raises(ConnectionError, match="rank 1 went away"):
+        for _ in range(STEPS_TO_DONE):
+            plo.on_step_begin()
+            emu.step()
+    assert isinstance(plo.state, Disabled) and "rank 1 went away" in plo.state.reason
+    assert emu.power_limit_w(0) == ORIGINAL_LIMIT_W
+
+
+def test_a_fake_second_rank_doubles_the_energy_and_the_gpu_count(setup, monkeypatch):
+    """Every collective of a 2-rank job whose other rank measured exactly what this one did: energies sum to
+    twice this GPU's, times are the same, and ZeusCost counts 2 GPUs (max power 600 W)."""
+    monitor, emu = setup
+    from zeus.utils import framework
+
+    def all_reduce(values, operation):
+        return [2 * v for v in values] if operation == "sum" else list(values)
+
+    monkeypatch.setattr(framework, "is_distributed", lambda: True)
+    monkeypatch.setattr(framework, "get_rank", lambda: 1)  # not rank 0: no profile written
+    monkeypatch.setattr(framework, "get_world_size", lambda: 2)
+    monkeypatch.setattr(framework, "all_reduce", all_reduce)
+    plo = GlobalPowerLimitOptimizer(monitor, optimum_selector=ZeusCost(0.7), **FAST)
+    for _ in range(STEPS_TO_DONE):
+        plo.on_step_begin()
+        emu.step()
+    measured = {m.power_limit: (m.energy, m.time) for m in plo.measurements}
+    for limit, (energy, time) in EXPECTED.items():
+        assert measured[limit][0] == pytest.approx(2 * energy, abs=4e-3), limit
+        assert measured[limit][1] == pytest.approx(time, abs=1e-6), limit
+    # Per window with 2 GPUs (max power 600 W): 0.7 x 2E + 0.3 x 600 T = 2 (0.7 E + 90 T) = 2 x (505.68, 488,
+    # 490.6, 546, 640) -> 250 W. Counting one GPU (Zeus's world_size=1): 2 (0.7 E + 45 T) = 2 x (417.48, 398,
+    # 391.6, 420, 460) -> 200 W.
+    assert plo.state == Done(optimal_power_limit=250_000)
+    plo.on_train_end()
