@@ -16,6 +16,7 @@ std::string OptimumSelector::Describe() const {
     case Kind::kTime: return "time";
     case Kind::kZeusCost: return fmt::format("zeus-cost(eta={})", eta);
     case Kind::kMaxSlowdown: return fmt::format("max-slowdown({})", max_slowdown);
+    case Kind::kCustom: return fmt::format("custom({})", custom_name);
   }
   return "unknown";
 }
@@ -35,6 +36,11 @@ Status ValidateSelector(const OptimumSelector& selector) {
                                 selector.max_slowdown));
       }
       return OkStatus();
+    case OptimumSelector::Kind::kCustom:
+      if (!selector.custom) {
+        return Fail(ErrorCode::kInvalidArgument, "a custom optimum selector needs a function to call; got none");
+      }
+      return OkStatus();
   }
   return Fail(ErrorCode::kInvalidArgument, "unknown optimum selector");
 }
@@ -47,6 +53,20 @@ Result<double> SelectPowerLimitW(const OptimumSelector& selector,
     case OptimumSelector::Kind::kEnergy: eta = 1.0; break;
     case OptimumSelector::Kind::kTime: eta = 0.0; break;
     case OptimumSelector::Kind::kZeusCost: break;
+    case OptimumSelector::Kind::kCustom: {
+      // The same checks of the measurements as the built-in selectors.
+      auto checked = optimizer::ChoosePowerLimitFromMeasurements(measurements, 1.0, total_gpus);
+      if (!checked) return Fail(checked.error());
+      auto chosen_w = selector.custom(measurements, total_gpus);
+      if (!chosen_w) return chosen_w;
+      if (!(std::isfinite(*chosen_w) && *chosen_w > 0)) {
+        return Fail(ErrorCode::kInvalidArgument,
+                    fmt::format("the optimum selector {} returned {} W; it must return a power limit in W > 0 "
+                                "(one of the measured limits)",
+                                selector.Describe(), *chosen_w));
+      }
+      return *chosen_w;
+    }
     case OptimumSelector::Kind::kMaxSlowdown: {
       // Validation (and the error messages) of the shared argmin.
       auto checked = optimizer::ChoosePowerLimitFromMeasurements(measurements, 1.0, total_gpus);

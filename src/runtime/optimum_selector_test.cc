@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <span>
 #include <vector>
 
 #include "zeus/runtime/power_limit_optimizer.h"
@@ -74,7 +76,59 @@ TEST(OptimumSelectorTest, RejectsBadInput) {
   EXPECT_FALSE(SelectPowerLimitW(OptimumSelector::MaxSlowdown(1.1), negative, 1));
 }
 
+TEST(OptimumSelectorTest, CustomGetsTheMeasurementsAndTheJobsGpuCount) {
+  std::vector<PowerLimitMeasurement> seen;
+  int seen_gpus = 0;
+  auto selector = OptimumSelector::Custom(
+      [&](std::span<const PowerLimitMeasurement> measurements, int total_gpus) -> Result<double> {
+        seen.assign(measurements.begin(), measurements.end());
+        seen_gpus = total_gpus;
+        return measurements[3].power_limit_w;  // a choice no built-in selector makes here
+      },
+      "FourthOfFive");
+  EXPECT_EQ(SelectPowerLimitW(selector, kProfile, 4).value(), 150);
+  ASSERT_EQ(seen.size(), kProfile.size());
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i].power_limit_w, kProfile[i].power_limit_w);
+    EXPECT_EQ(seen[i].energy_j, kProfile[i].energy_j);
+    EXPECT_EQ(seen[i].time_s, kProfile[i].time_s);
+  }
+  EXPECT_EQ(seen_gpus, 4);
+}
+
+TEST(OptimumSelectorTest, CustomErrorsAndBadAnswersAreErrors) {
+  auto failing = OptimumSelector::Custom(
+      [](std::span<const PowerLimitMeasurement>, int) -> Result<double> {
+        return Fail(ErrorCode::kInternal, "select() raised ZeroDivisionError");
+      },
+      "Broken");
+  auto error = SelectPowerLimitW(failing, kProfile, 1).error();
+  EXPECT_EQ(error.code(), ErrorCode::kInternal);
+  EXPECT_THAT(error.message(), HasSubstr("ZeroDivisionError"));
+  for (double answer : {0.0, -100.0, std::nan(""), HUGE_VAL}) {
+    auto bad = OptimumSelector::Custom(
+        [answer](std::span<const PowerLimitMeasurement>, int) -> Result<double> { return answer; }, "Bad");
+    auto result = SelectPowerLimitW(bad, kProfile, 1);
+    ASSERT_FALSE(result) << answer;
+    EXPECT_EQ(result.error().code(), ErrorCode::kInvalidArgument);
+    EXPECT_THAT(result.error().message(), HasSubstr("custom(Bad) returned"));
+  }
+}
+
+TEST(OptimumSelectorTest, CustomIsNotCalledOnBadMeasurementsOrWithoutAFunction) {
+  int calls = 0;
+  auto counting = OptimumSelector::Custom(
+      [&](std::span<const PowerLimitMeasurement>, int) -> Result<double> { return ++calls, 300.0; }, "Counting");
+  EXPECT_FALSE(SelectPowerLimitW(counting, {}, 1));
+  EXPECT_FALSE(SelectPowerLimitW(counting, kProfile, 0));
+  EXPECT_EQ(calls, 0);
+  OptimumSelector empty = OptimumSelector::Custom(nullptr, "Empty");
+  EXPECT_THAT(ValidateSelector(empty).error().message(), HasSubstr("needs a function"));
+  EXPECT_FALSE(SelectPowerLimitW(empty, kProfile, 1));
+}
+
 TEST(OptimumSelectorTest, Describes) {
+  EXPECT_EQ(OptimumSelector::Custom(nullptr, "MySelector").Describe(), "custom(MySelector)");
   EXPECT_EQ(OptimumSelector::ZeusCost(0.5).Describe(), "zeus-cost(eta=0.5)");
   EXPECT_EQ(OptimumSelector::MaxSlowdown(1.1).Describe(), "max-slowdown(1.1)");
   EXPECT_EQ(OptimumSelector::Energy().Describe(), "energy");

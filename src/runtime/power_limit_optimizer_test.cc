@@ -13,6 +13,7 @@
 #include <cmath>
 #include <ostream>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -171,6 +172,42 @@ INSTANTIATE_TEST_SUITE_P(Selectors, PowerLimitOptimizerSelectorTest,
                                            SelectorCase{OptimumSelector::MaxSlowdown(1.1), 200'000},
                                            SelectorCase{OptimumSelector::MaxSlowdown(1.05), 250'000}),
                          SelectorCaseName);
+
+TEST(PowerLimitOptimizerTest, ACustomSelectorChoosesTheLimit) {
+  Job job;
+  auto o = job.Options();
+  std::vector<double> seen_limits_w;
+  // Energy picks 100 W, Time 250 W, ZeusCost(0.5) 200 W: 150 W is this selector's alone.
+  o.selector = OptimumSelector::Custom(
+      [&](std::span<const optimizer::PowerLimitMeasurement> measurements, int) -> Result<double> {
+        for (const auto& m : measurements) seen_limits_w.push_back(m.power_limit_w);
+        return 150.0;
+      },
+      "Fixed150");
+  auto optimizer = PowerLimitOptimizer::Create(*job.gpus_, *job.monitor_, o).value();
+  for (int i = 0; i < 30; ++i) job.Step(*optimizer);
+  ASSERT_EQ(optimizer->state(), State::kDone);
+  EXPECT_THAT(seen_limits_w, ElementsAre(250, 200, 150, 100));
+  EXPECT_EQ(optimizer->optimal_power_limit_mw(), 150'000u);
+  EXPECT_EQ(job.fakes_[0]->PowerLimitMw().value(), 150'000u);
+  EXPECT_THAT(job.Log(), HasSubstr("selector custom(Fixed150)"));
+}
+
+TEST(PowerLimitOptimizerTest, ACustomSelectorsErrorDisablesAndRestores) {
+  Job job(1, 200'000);
+  auto o = job.Options();
+  o.selector = OptimumSelector::Custom(
+      [](std::span<const optimizer::PowerLimitMeasurement>, int) -> Result<double> {
+        return Fail(ErrorCode::kInternal, "the user's selector raised");
+      },
+      "Raising");
+  auto optimizer = PowerLimitOptimizer::Create(*job.gpus_, *job.monitor_, o).value();
+  for (int i = 0; i < 30; ++i) job.Step(*optimizer);
+  EXPECT_EQ(optimizer->state(), State::kDisabled);
+  EXPECT_THAT(optimizer->disabled_reason()->message(), HasSubstr("the user's selector raised"));
+  EXPECT_EQ(job.fakes_[0]->PowerLimitMw().value(), 200'000u);
+  EXPECT_TRUE(optimizer->restored());
+}
 
 TEST(PowerLimitOptimizerTest, ZeroWarmupStepsProfilesAtOnce) {
   Job job;

@@ -59,6 +59,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "zeus/base/error.h"
@@ -70,6 +71,16 @@
 
 namespace zeus::runtime {
 
+// A selector written by the user (e.g. a Python OptimumSelector subclass):
+// given the job's measurements in profiling order and the job's GPU count, it
+// returns the power limit to use, in W, or an error. It is called on the
+// training thread (inside a hook, or in Create when a profile is loaded), once
+// per rank, with the same values on every rank; it must return the same limit
+// on every rank. Its error disables the optimizer (original limits restored)
+// like any other failure.
+using CustomOptimumSelector = std::function<Result<double>(
+    std::span<const optimizer::PowerLimitMeasurement> measurements, int total_gpus)>;
+
 // Which profiled limit is best (zeus-reference A8). Measurements are the
 // job's: energy summed over every GPU of every rank, time the slowest rank's.
 struct OptimumSelector {
@@ -78,27 +89,54 @@ struct OptimumSelector {
     kTime,         // least time
     kZeusCost,     // least eta*E + (1-eta)*max_limit*gpus*T (zeus::optimizer::ZeusCost)
     kMaxSlowdown,  // the lowest limit whose time <= factor * time at the highest limit
+    kCustom,       // whatever `custom` returns
   };
   Kind kind = Kind::kZeusCost;
   double eta = 0.5;           // kZeusCost: in [0, 1]
   double max_slowdown = 1.1;  // kMaxSlowdown: >= 1
+  CustomOptimumSelector custom;  // kCustom: not null
+  std::string custom_name;       // kCustom: for Describe, e.g. the Python class name
 
-  static OptimumSelector Energy() { return {Kind::kEnergy}; }
-  static OptimumSelector Time() { return {Kind::kTime}; }
-  static OptimumSelector ZeusCost(double eta) { return {Kind::kZeusCost, eta}; }
-  static OptimumSelector MaxSlowdown(double factor) { return {Kind::kMaxSlowdown, 0.5, factor}; }
+  static OptimumSelector Energy() { return Of(Kind::kEnergy); }
+  static OptimumSelector Time() { return Of(Kind::kTime); }
+  static OptimumSelector ZeusCost(double eta) {
+    OptimumSelector s = Of(Kind::kZeusCost);
+    s.eta = eta;
+    return s;
+  }
+  static OptimumSelector MaxSlowdown(double factor) {
+    OptimumSelector s = Of(Kind::kMaxSlowdown);
+    s.max_slowdown = factor;
+    return s;
+  }
+  static OptimumSelector Custom(CustomOptimumSelector select, std::string name) {
+    OptimumSelector s = Of(Kind::kCustom);
+    s.custom = std::move(select);
+    s.custom_name = std::move(name);
+    return s;
+  }
+  static OptimumSelector Of(Kind kind) {
+    OptimumSelector s;
+    s.kind = kind;
+    return s;
+  }
 
-  // "energy", "time", "zeus-cost(eta=0.5)", "max-slowdown(1.1)".
+  // "energy", "time", "zeus-cost(eta=0.5)", "max-slowdown(1.1)", "custom(<name>)".
   std::string Describe() const;
 };
 
-// kInvalidArgument when eta is outside [0, 1] (kZeusCost) or the factor is
-// below 1 or not finite (kMaxSlowdown).
+// kInvalidArgument when eta is outside [0, 1] (kZeusCost), the factor is
+// below 1 or not finite (kMaxSlowdown), or `custom` is null (kCustom).
 Status ValidateSelector(const OptimumSelector& selector);
 
 // The chosen power limit in W. Energy, Time and ZeusCost are the argmin of
 // zeus::optimizer::ChoosePowerLimitFromMeasurements (eta = 1, 0 and eta;
 // max power = highest limit x total_gpus); ties go to the higher limit.
+// kCustom: the measurements are checked as for the others, then `custom`'s
+// answer is returned; its error is returned as it is, and an answer that is
+// not a finite number > 0 is kInvalidArgument naming the selector. (Whether
+// the driver accepts the limit is the optimizer's business: a rejected
+// limit disables it.)
 // Errors: kInvalidArgument for an invalid selector, no measurements,
 // total_gpus < 1, or a negative/non-finite value.
 Result<double> SelectPowerLimitW(const OptimumSelector& selector,
@@ -177,6 +215,13 @@ class PowerLimitOptimizer {
   const std::vector<std::uint32_t>& original_power_limits_mw() const { return original_mw_; }
   // The job's measurements so far (or the loaded profile's), profiling order.
   const std::vector<optimizer::PowerLimitMeasurement>& measurements() const { return measurements_; }
+  // Steps left in the current state before it moves on (Ready: wait steps
+  // + 1 at first; Warmup; Profiling), as Zeus's states count them.
+  int steps_left() const { return steps_left_; }
+  // The limit being profiled (Warmup, Profiling) or profiled next (Ready), mW.
+  std::uint32_t current_power_limit_mw() const {
+    return power_limits_mw_.empty() ? 0 : power_limits_mw_[limit_index_];
+  }
   // The chosen limit once Done.
   std::optional<std::uint32_t> optimal_power_limit_mw() const { return optimal_mw_; }
   // Why the optimizer is Disabled.
