@@ -17,10 +17,10 @@
 //     the same rewards in the same order (s = n*m), which an arm updates in
 //     O(1) per reward without keeping the rewards. numpy's var needs every
 //     reward again whenever the mean moves, so no O(1) update can be exact;
-//     the longest arm of the 120 reference runs has 206 rewards, a tenth of
+//     the longest arm of the reference runs has 206 rewards, a tenth of
 //     the limit. The switch changes a posterior by rounding only
-//     (gaussian_ts_test.cc bounds it, and Welford's error over 10^6 rewards
-//     against a long-double two-pass reference).
+//     (long_history_test.cc bounds it, and Welford's error over 10^6
+//     rewards against a long-double two-pass reference).
 //   * Predict: draw a random visiting order of the arms (choice(k, k,
 //     replace=False), always, even when unused) and return the first arm in
 //     that order with fewer than num_explorations rewards; otherwise draw one

@@ -85,8 +85,8 @@ struct SimulationOptions {
   // Keep every try in SimulationResult::tries. Without them a simulation
   // keeps one RecurrenceRecord (80 bytes) per recurrence and, per arm, at
   // most optimizer::kExactFitMaxRewards rewards (or the window), so its
-  // memory grows by 80 bytes per recurrence; with them by about 130 bytes
-  // more per try.
+  // memory grows by 80 bytes per recurrence; with them by 128 bytes more
+  // per try.
   bool record_tries = true;
   // If set, batch sizes come from here instead of the in-process optimizer
   // (kZeus and kBatchSizeOnly only; bandit_steps stay empty).
