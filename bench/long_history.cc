@@ -71,7 +71,8 @@ void BenchSimulator(long max_recurrences) {
     auto result = zeus::simulator::Simulate(*job, options);
     const double s = Seconds(start);
     if (!result) Die("simulate", result.error());
-    const double kept_mb = static_cast<double>(result->recurrences.capacity() * sizeof(zeus::simulator::RecurrenceRecord)) / 1e6;
+    const std::size_t kept_bytes = result->recurrences.capacity() * sizeof(zeus::simulator::RecurrenceRecord);
+    const double kept_mb = static_cast<double>(kept_bytes) / 1e6;
     fmt::print("{:>12} {:>10.3f} {:>13.2f} us {:>14.1f}\n", r, s, 1e6 * s / static_cast<double>(r), kept_mb);
     std::fflush(stdout);
   }
@@ -137,8 +138,8 @@ void BenchService(int round_trips, long max_trials) {
 
   fmt::print("\nService: SQLite, one job, window_size 0, one HTTP client on loopback, {} round trips per measure\n",
              round_trips);
-  fmt::print("{:>14} {:>12} {:>18} {:>10} {:>10} {:>20}\n", "stored trials", "populate (s)", "round trips/s", "p50 (ms)",
-             "p99 (ms)", "largest arm");
+  fmt::print("{:>14} {:>12} {:>18} {:>10} {:>10} {:>20}\n", "stored trials", "populate (s)", "round trips/s",
+             "p50 (ms)", "p99 (ms)", "largest arm");
   std::atomic<long> trials{0};
   for (long target : {100L, 10'000L, 100'000L}) {
     if (target > max_trials) break;
