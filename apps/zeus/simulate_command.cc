@@ -195,6 +195,7 @@ int RunSimulate(SimulateFlags f) {
   options.seed = f.seed;
   options.num_recurrences = f.recurrences;
   options.bandit.window_size = f.window_size;
+  options.record_tries = output.has_value();  // only --output prints tries
   if (!f.via_server.empty()) {
     if (*policy != simulator::Policy::kZeus && *policy != simulator::Policy::kBatchSizeOnly) {
       return Failure(Error(ErrorCode::kInvalidArgument,
@@ -252,8 +253,8 @@ void RegisterSimulateCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   cmd->add_option("--recurrences", f->recurrences,
                   fmt::format("Recurrences to simulate (default: 2 x |batch sizes| x |power limits|), at most {}; "
-                              "time grows with the square, {} take about a minute",
-                              kMaxRecurrences, kMaxRecurrences))
+                              "time grows linearly, 10^6 take a few seconds",
+                              kMaxRecurrences))
       ->transform(IntegerFlag<int>(0, kMaxRecurrences));
   cmd->add_option("--output", f->output,
                   "Write one CSV row per try: recurrence,try,batch_size,power_limit,epochs,energy,time,cost,reached");

@@ -2,6 +2,8 @@
 
 #include "bso/schema.h"
 
+#include "bso/arm_statistics.h"
+
 #include <array>
 #include <string_view>
 
@@ -10,10 +12,16 @@
 namespace zeus::bso {
 namespace {
 
-// Migration i (1-based) takes the schema from version i - 1 to i. Append
-// only; never edit a released step.
-constexpr std::array<std::string_view, kSchemaVersion> kMigrations = {
-    R"sql(
+// Migration i (1-based) takes the schema from version i - 1 to i: its SQL,
+// then its data step (when it has one), in the migration's transaction.
+// Append only; never edit a released step.
+struct Migration {
+  std::string_view sql;
+  Status (*data)(SqlConnection&) = nullptr;
+};
+
+constexpr std::array<Migration, kSchemaVersion> kMigrations = {
+    Migration{R"sql(
 CREATE TABLE bso_job (
   job_id                VARCHAR(300) PRIMARY KEY,
   job_id_prefix         VARCHAR(300) NOT NULL,
@@ -69,11 +77,19 @@ CREATE TABLE bso_trial (
   FOREIGN KEY (job_id, batch_size) REFERENCES bso_batch_size (job_id, batch_size) ON DELETE CASCADE
 );
 CREATE INDEX bso_trial_by_batch_size ON bso_trial (job_id, batch_size, status, trial_number, time, energy);
-)sql",
+)sql"},
     // 2: the exploration timeout counts from a trial's last report.
-    R"sql(
+    Migration{R"sql(
 ALTER TABLE bso_trial ADD COLUMN last_report_us BIGINT;
+)sql"},
+    // 3: Welford's moments of each arm's rewards, so that a report updates
+    // its arm without reading every trial; backfilled (and the posteriors
+    // refitted under the long-history rule) from the stored trials.
+    Migration{R"sql(
+ALTER TABLE bso_arm ADD COLUMN reward_mean DOUBLE PRECISION NOT NULL DEFAULT 0;
+ALTER TABLE bso_arm ADD COLUMN reward_m2 DOUBLE PRECISION NOT NULL DEFAULT 0;
 )sql",
+              &BackfillArmStatistics},
 };
 
 // An arbitrary constant naming the migration lock (PostgreSQL advisory lock).
@@ -122,7 +138,11 @@ Status MigrateSchema(SqlConnection& connection) {
                             *version, kSchemaVersion));
   }
   for (int v = *version; v < kSchemaVersion; ++v) {
-    if (Status s = connection.ExecuteScript(kMigrations[static_cast<std::size_t>(v)]); !s) return fail(s.error());
+    const Migration& step = kMigrations[static_cast<std::size_t>(v)];
+    if (Status s = connection.ExecuteScript(step.sql); !s) return fail(s.error());
+    if (step.data != nullptr) {
+      if (Status s = step.data(connection); !s) return fail(s.error());
+    }
   }
   if (*version < kSchemaVersion) {
     const std::vector<SqlValue> params = {std::int64_t{kSchemaVersion}};

@@ -9,7 +9,9 @@
 //                    min_cost_batch_size, next_trial_number, rng_state
 //                    (the numpy generator state, JSON)
 //   bso_batch_size   (job_id, batch_size)          the job's batch sizes
-//   bso_arm          (job_id, batch_size, mean, precision, num_observations)
+//   bso_arm          (job_id, batch_size, mean, precision, num_observations,
+//                     reward_mean, reward_m2): the posterior and Welford's
+//                     moments of the arm's rewards (arm_statistics.h)
 //   bso_trial        (job_id, trial_number, batch_size, type, status,
 //                     start_us, end_us, time, energy, converged)
 //
@@ -26,7 +28,9 @@
 namespace zeus::bso {
 
 // The schema version this build writes.
-inline constexpr int kSchemaVersion = 2;
+// 1: the tables; 2: bso_trial.last_report_us; 3: bso_arm.reward_mean and
+// reward_m2, backfilled from the trials.
+inline constexpr int kSchemaVersion = 3;
 
 // Creates the schema or migrates an older one to kSchemaVersion, in one
 // transaction. Safe to run from several processes at once (PostgreSQL: an

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "bso/arm_statistics.h"
 #include "bso/schema.h"
 #include "zeus/optimizer/cost.h"
 #include "zeus/optimizer/early_stopping.h"
@@ -210,9 +211,12 @@ Result<std::optional<JobRow>> LoadJob(SqlConnection& c, const std::string& job_i
   return std::optional<JobRow>(std::move(job));
 }
 
-Result<std::vector<TrialRecord>> LoadTrials(SqlConnection& c, const std::string& job_id) {
+// Every trial of the job, or only its explorations.
+Result<std::vector<TrialRecord>> LoadTrials(SqlConnection& c, const std::string& job_id,
+                                            bool explorations_only = false) {
   const std::vector<SqlValue> params = {job_id};
-  BSO_TRY(rows, c.Query(fmt::format("SELECT {} FROM bso_trial WHERE job_id = $1 ORDER BY trial_number", kTrialColumns),
+  BSO_TRY(rows, c.Query(fmt::format("SELECT {} FROM bso_trial WHERE job_id = $1{} ORDER BY trial_number", kTrialColumns,
+                                    explorations_only ? " AND type = 'Exploration'" : ""),
                         params));
   std::vector<TrialRecord> out;
   out.reserve(rows.size());
@@ -234,8 +238,8 @@ Result<std::optional<TrialRecord>> LoadTrial(SqlConnection& c, const std::string
 
 Result<std::vector<ArmRecord>> LoadArms(SqlConnection& c, const std::string& job_id) {
   const std::vector<SqlValue> params = {job_id};
-  BSO_TRY(rows, c.Query("SELECT batch_size, mean, precision_, num_observations FROM bso_arm WHERE job_id = $1 "
-                        "ORDER BY batch_size",
+  BSO_TRY(rows, c.Query("SELECT batch_size, mean, precision_, num_observations, reward_mean, reward_m2 FROM bso_arm "
+                        "WHERE job_id = $1 ORDER BY batch_size",
                         params));
   std::vector<ArmRecord> out;
   for (const SqlRow& r : rows) {
@@ -248,28 +252,13 @@ Result<std::vector<ArmRecord>> LoadArms(SqlConnection& c, const std::string& job
     a.precision = precision;
     BSO_TRY(n, r.Int(3));
     a.num_observations = static_cast<int>(n);
+    BSO_TRY(reward_mean, r.Double(4));
+    a.reward_mean = reward_mean;
+    BSO_TRY(reward_m2, r.Double(5));
+    a.reward_m2 = reward_m2;
     out.push_back(a);
   }
   return out;
-}
-
-// Rewards (-cost) of the succeeded trials of one batch size, oldest first;
-// the newest `window` of them when window > 0.
-Result<std::vector<double>> ArmRewards(SqlConnection& c, const JobRow& job, int batch_size) {
-  const std::vector<SqlValue> params = {*job.spec.job_id, I(batch_size)};
-  std::string sql =
-      "SELECT time, energy FROM bso_trial WHERE job_id = $1 AND batch_size = $2 AND status = 'Succeeded' "
-      "ORDER BY trial_number DESC";
-  if (job.spec.window_size > 0) sql += fmt::format(" LIMIT {}", job.spec.window_size);
-  BSO_TRY(rows, c.Query(sql, params));
-  std::vector<double> rewards;
-  rewards.reserve(rows.size());
-  for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
-    BSO_TRY(time, it->Double(0));
-    BSO_TRY(energy, it->Double(1));
-    rewards.push_back(-optimizer::ZeusCost(energy, time, job.spec.eta_knob, job.spec.max_power));
-  }
-  return rewards;
 }
 
 optimizer::GaussianTsOptions BanditOptions(const JobSpec& s) {
@@ -281,17 +270,8 @@ optimizer::GaussianTsOptions BanditOptions(const JobSpec& s) {
   return o;
 }
 
-// Writes an arm; returns whether a row was written (an update of a batch
-// size that is not an arm writes none).
-Result<bool> WriteArm(SqlConnection& c, const JobRow& job, const optimizer::ArmPosterior& arm, bool insert) {
-  const std::vector<SqlValue> params = {*job.spec.job_id, I(arm.arm), arm.mean, arm.precision,
-                                        I(arm.num_observations)};
-  const std::string_view sql =
-      insert ? "INSERT INTO bso_arm (job_id, batch_size, mean, precision_, num_observations) VALUES ($1, $2, $3, $4, $5)"
-             : "UPDATE bso_arm SET mean = $3, precision_ = $4, num_observations = $5 "
-               "WHERE job_id = $1 AND batch_size = $2";
-  BSO_TRY(changed, c.Execute(sql, params));
-  return changed > 0;
+ArmJob ArmJobOf(const JobRow& job) {
+  return ArmJob{*job.spec.job_id, job.spec.eta_knob, job.spec.max_power, BanditOptions(job.spec)};
 }
 
 Status SaveJobState(SqlConnection& c, const JobRow& job) {
@@ -326,12 +306,8 @@ double TrialCost(const JobRow& job, double energy, double time) {
 
 // Builds the bandit over the survivors of pruning.
 Status BuildBandit(SqlConnection& c, JobRow& job, const std::vector<int>& survivors) {
-  const optimizer::GaussianTsOptions options = BanditOptions(job.spec);
-  for (int bs : survivors) {
-    BSO_TRY(rewards, ArmRewards(c, job, bs));
-    BSO_TRY(written, WriteArm(c, job, optimizer::FitArm(bs, rewards, options), /*insert=*/true));
-    (void)written;
-  }
+  const ArmJob arm_job = ArmJobOf(job);
+  for (int bs : survivors) BSO_CHECK(RefitArm(c, arm_job, bs, /*insert=*/true));
   job.bandit_stage = true;
   return OkStatus();
 }
@@ -354,7 +330,7 @@ Result<TrialId> ThompsonTrial(SqlConnection& c, JobRow& job) {
 // stale_before_us (when set) is marked failed first, at now_us.
 Result<TrialId> PruningTrial(SqlConnection& c, JobRow& job, std::int64_t now_us,
                              std::optional<std::int64_t> stale_before_us) {
-  BSO_TRY(trials, LoadTrials(c, *job.spec.job_id));
+  BSO_TRY(trials, LoadTrials(c, *job.spec.job_id, /*explorations_only=*/true));
   if (stale_before_us) {
     for (TrialRecord& t : trials) {
       if (t.type != TrialType::kExploration || t.status != TrialStatus::kDispatched ||
@@ -640,10 +616,9 @@ Result<ReportResponse> BsoService::Report(const TrainingResult& result) {
       BSO_CHECK(SaveJobState(c, *job));
     }
     if (job->bandit_stage) {
-      // Refit the arm (no row is written when the batch size was pruned).
-      BSO_TRY(rewards, ArmRewards(c, *job, result.batch_size));
-      BSO_TRY(written, WriteArm(c, *job, optimizer::FitArm(result.batch_size, rewards, BanditOptions(s)), false));
-      (void)written;
+      // Update the arm in this transaction (nothing when the batch size was
+      // pruned); bounded cost whatever the history (arm_statistics.h).
+      BSO_CHECK(ObserveArmReward(c, ArmJobOf(*job), result.batch_size, -cost));
     }
     return ReportResponse{true, converged, message};
   });

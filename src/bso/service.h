@@ -17,7 +17,9 @@
 //     stored (and updates its arm if the batch size survived pruning);
 //   * arms are fitted from every succeeded trial of their batch size, in
 //     trial order (newest window_size of them when window_size > 0), both
-//     when the bandit is built and afterwards;
+//     when the bandit is built and afterwards, at a cost per report that
+//     does not grow with the history (arm_statistics.h: stored moments
+//     updated in the report's transaction);
 //   * arms are read in ascending batch size; the generator state is stored
 //     for every job (a job without mab_seed gets a random seed once);
 //   * generated job ids use 32 random bits, not the time;
@@ -63,12 +65,15 @@ struct TrialRecord {
   std::optional<bool> converged;
 };
 
-// A stored Thompson-sampling arm.
+// A stored Thompson-sampling arm: its posterior, and Welford's moments of
+// its rewards (count = num_observations; see arm_statistics.h).
 struct ArmRecord {
   int batch_size = 0;
   double mean = 0;
   double precision = 0;
   int num_observations = 0;
+  double reward_mean = 0;
+  double reward_m2 = 0;
 };
 
 // A job's mutable state.

@@ -6,6 +6,7 @@
 
 #include "bso/service.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -498,7 +499,9 @@ TEST_P(ServiceTest, MigratesAVersion1Database) {
   {
     Result<std::unique_ptr<SqlConnection>> c = OpenSqlConnection(url_);
     ASSERT_TRUE(c);
-    ASSERT_TRUE((*c)->ExecuteScript("ALTER TABLE bso_trial DROP COLUMN last_report_us; UPDATE zeus_schema SET version = 1"));
+    ASSERT_TRUE((*c)->ExecuteScript(
+        "ALTER TABLE bso_trial DROP COLUMN last_report_us; ALTER TABLE bso_arm DROP COLUMN reward_mean; "
+        "ALTER TABLE bso_arm DROP COLUMN reward_m2; UPDATE zeus_schema SET version = 1"));
   }
   Result<std::unique_ptr<BsoService>> migrated = BsoService::Open(url_);
   ASSERT_TRUE(migrated) << migrated.error().message();
@@ -511,10 +514,170 @@ TEST_P(ServiceTest, MigratesAVersion1Database) {
   ASSERT_TRUE(c);
   Result<std::vector<SqlRow>> version = (*c)->Query("SELECT version FROM zeus_schema");
   ASSERT_TRUE(version);
-  EXPECT_EQ(version->at(0).Int(0).value_or(0), 2);
+  EXPECT_EQ(version->at(0).Int(0).value_or(0), 3);
+}
+
+// Drives a job (the cost model of MakesTheSameDecisionsAsTheInProcessOptimizer:
+// 64 is the cheapest batch size) through `recurrences` runs, each reported
+// as finished, mirrored into an in-process optimizer.
+class LongHistoryTest : public ServiceTest {
+ protected:
+  void Drive(const JobSpec& spec, int recurrences, optimizer::BatchSizeOptimizer& local) {
+    std::mt19937_64 noise(3);
+    std::uniform_real_distribution<double> jitter(0.9, 1.1);
+    for (int i = 0; i < recurrences; ++i) {
+      Result<int> expected = local.Predict();
+      ASSERT_TRUE(expected) << expected.error().message();
+      TrialId trial = Next(*spec.job_id);
+      ASSERT_EQ(trial.batch_size, *expected) << "recurrence " << i;
+      const bool reached = trial.batch_size != 8;
+      const double time = (1.0 + std::abs(std::log2(trial.batch_size / 64.0))) * jitter(noise);
+      const double energy = 200.0 * time * jitter(noise);
+      Finish(trial, time, energy, reached);
+      ASSERT_TRUE(local.Observe(trial.batch_size, optimizer::ZeusCost(energy, time, spec.eta_knob, spec.max_power),
+                                reached));
+    }
+  }
+
+  static optimizer::BatchSizeOptimizer Local(const JobSpec& spec) {
+    optimizer::BatchSizeOptimizerOptions options;
+    options.num_pruning_rounds = spec.num_pruning_rounds;
+    options.bandit.window_size = spec.window_size;
+    options.seed = static_cast<std::uint64_t>(*spec.mab_seed);
+    return optimizer::BatchSizeOptimizer::Create(spec.batch_sizes, spec.default_batch_size, options).value();
+  }
+
+  // Each stored arm against FitArm and MomentsOf over its rewards refitted
+  // from every stored trial (trial order; the newest window_size).
+  void ExpectArmsMatchARefit(const JobSpec& spec) {
+    Result<std::vector<TrialRecord>> trials = service_->Trials(*spec.job_id);
+    ASSERT_TRUE(trials);
+    Result<std::vector<ArmRecord>> arms = service_->Arms(*spec.job_id);
+    ASSERT_TRUE(arms);
+    ASSERT_FALSE(arms->empty());
+    optimizer::GaussianTsOptions options;
+    options.window_size = spec.window_size;
+    for (const ArmRecord& arm : *arms) {
+      std::vector<double> rewards;
+      for (const TrialRecord& t : *trials) {
+        if (t.batch_size != arm.batch_size || t.status != TrialStatus::kSucceeded) continue;
+        rewards.push_back(-optimizer::ZeusCost(*t.energy, *t.time, spec.eta_knob, spec.max_power));
+      }
+      if (spec.window_size > 0 && rewards.size() > static_cast<std::size_t>(spec.window_size)) {
+        rewards.erase(rewards.begin(), rewards.end() - spec.window_size);
+      }
+      const optimizer::ArmPosterior fit = optimizer::FitArm(arm.batch_size, rewards, options);
+      const optimizer::RewardMoments moments = optimizer::MomentsOf(rewards);
+      SCOPED_TRACE(::testing::Message() << "arm " << arm.batch_size);
+      EXPECT_EQ(arm.num_observations, static_cast<int>(rewards.size()));
+      EXPECT_EQ(arm.mean, fit.mean);
+      EXPECT_EQ(arm.precision, fit.precision);
+      EXPECT_EQ(arm.reward_mean, moments.mean);
+      EXPECT_EQ(arm.reward_m2, moments.m2);
+    }
+  }
+};
+
+// Past kExactFitMaxRewards rewards an arm is updated from its stored moments
+// alone: the service still makes the in-process optimizer's decisions bit for
+// bit, its arms equal a refit from every trial, and a change to an old trial
+// no longer reaches the arm (it is not read again).
+TEST_P(LongHistoryTest, ArmsPastTheExactLimitAreUpdatedFromTheirMoments) {
+  JobSpec spec = Spec();
+  ASSERT_TRUE(service_->RegisterJob(spec));
+  optimizer::BatchSizeOptimizer local = Local(spec);
+  const int runs = static_cast<int>(optimizer::kExactFitMaxRewards) + 80;
+  Drive(spec, runs, local);
+  Result<std::vector<ArmRecord>> arms = service_->Arms(*spec.job_id);
+  ASSERT_TRUE(arms);
+  const std::vector<optimizer::ArmPosterior> expected = local.bandit()->Posteriors();
+  ASSERT_EQ(arms->size(), expected.size());
+  int longest = 0;
+  for (std::size_t i = 0; i < arms->size(); ++i) {
+    EXPECT_EQ((*arms)[i].mean, expected[i].mean);
+    EXPECT_EQ((*arms)[i].precision, expected[i].precision);
+    EXPECT_EQ((*arms)[i].num_observations, expected[i].num_observations);
+    longest = std::max(longest, (*arms)[i].num_observations);
+  }
+  ASSERT_GT(longest, optimizer::kExactFitMaxRewards);
+  ExpectArmsMatchARefit(spec);
+
+  // Double the energy of the arm's first trial behind the service's back.
+  const auto it = std::max_element(arms->begin(), arms->end(),
+                                   [](const ArmRecord& a, const ArmRecord& b) { return a.num_observations < b.num_observations; });
+  const ArmRecord before = *it;
+  Result<std::unique_ptr<SqlConnection>> c = OpenSqlConnection(url_);
+  ASSERT_TRUE(c);
+  const std::vector<SqlValue> params = {*spec.job_id, std::int64_t{before.batch_size}};
+  ASSERT_TRUE((*c)->Execute("UPDATE bso_trial SET energy = 2 * energy WHERE job_id = $1 AND batch_size = $2 AND "
+                            "trial_number = (SELECT MIN(trial_number) FROM bso_trial WHERE job_id = $1 AND "
+                            "batch_size = $2 AND status = 'Succeeded')",
+                            params));
+  for (;;) {
+    TrialId t = Next(*spec.job_id);
+    Finish(t, 1.0, 200.0, true);
+    if (t.batch_size == before.batch_size) break;
+  }
+  Result<std::vector<ArmRecord>> after = service_->Arms(*spec.job_id);
+  ASSERT_TRUE(after);
+  const auto updated = std::find_if(after->begin(), after->end(),
+                                    [&](const ArmRecord& a) { return a.batch_size == before.batch_size; });
+  ASSERT_NE(updated, after->end());
+  const double reward = -optimizer::ZeusCost(200.0, 1.0, spec.eta_knob, spec.max_power);
+  const optimizer::RewardMoments moments =
+      optimizer::AddReward({before.num_observations, before.reward_mean, before.reward_m2}, reward);
+  EXPECT_EQ(updated->num_observations, before.num_observations + 1);
+  EXPECT_EQ(updated->reward_mean, moments.mean);
+  EXPECT_EQ(updated->reward_m2, moments.m2);
+  EXPECT_EQ(updated->mean, optimizer::FitArmFromMoments(before.batch_size, moments, {}).mean);
+}
+
+// With a window the arm is refitted from its newest window_size trials.
+TEST_P(LongHistoryTest, WindowedArmsAreFittedFromTheirNewestTrials) {
+  JobSpec spec = Spec();
+  spec.window_size = 5;
+  ASSERT_TRUE(service_->RegisterJob(spec));
+  optimizer::BatchSizeOptimizer local = Local(spec);
+  Drive(spec, 60, local);
+  const std::vector<optimizer::ArmPosterior> expected = local.bandit()->Posteriors();
+  Result<std::vector<ArmRecord>> arms = service_->Arms(*spec.job_id);
+  ASSERT_TRUE(arms);
+  ASSERT_EQ(arms->size(), expected.size());
+  for (std::size_t i = 0; i < arms->size(); ++i) {
+    EXPECT_EQ((*arms)[i].mean, expected[i].mean);
+    EXPECT_EQ((*arms)[i].precision, expected[i].precision);
+    EXPECT_LE((*arms)[i].num_observations, 5);
+  }
+  ExpectArmsMatchARefit(spec);
+}
+
+// Schema 2 had no moments: migration 3 adds them and refits every arm from
+// its trials (a stale posterior included).
+TEST_P(LongHistoryTest, MigratingAVersion2DatabaseBackfillsTheArms) {
+  JobSpec spec = Spec();
+  ASSERT_TRUE(service_->RegisterJob(spec));
+  optimizer::BatchSizeOptimizer local = Local(spec);
+  Drive(spec, 40, local);
+  service_.reset();
+  {
+    Result<std::unique_ptr<SqlConnection>> c = OpenSqlConnection(url_);
+    ASSERT_TRUE(c);
+    ASSERT_TRUE((*c)->ExecuteScript("ALTER TABLE bso_arm DROP COLUMN reward_mean; ALTER TABLE bso_arm DROP COLUMN "
+                                    "reward_m2; UPDATE bso_arm SET mean = 0; UPDATE zeus_schema SET version = 2"));
+  }
+  Result<std::unique_ptr<BsoService>> migrated = BsoService::Open(url_);
+  ASSERT_TRUE(migrated) << migrated.error().message();
+  service_ = std::move(*migrated);
+  ExpectArmsMatchARefit(spec);
+  const std::vector<optimizer::ArmPosterior> expected = local.bandit()->Posteriors();
+  Result<std::vector<ArmRecord>> arms = service_->Arms(*spec.job_id);
+  ASSERT_TRUE(arms);
+  for (std::size_t i = 0; i < arms->size(); ++i) EXPECT_EQ((*arms)[i].mean, expected[i].mean);
+  Drive(spec, 5, local);  // and the job goes on
 }
 
 INSTANTIATE_TEST_SUITE_P(Databases, ServiceTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
+INSTANTIATE_TEST_SUITE_P(Databases, LongHistoryTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
 INSTANTIATE_TEST_SUITE_P(Databases, ExplorationTimeoutTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
 
 TEST(HttpStatusTest, Table) {

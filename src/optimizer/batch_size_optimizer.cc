@@ -33,6 +33,7 @@ Status BatchSizeOptimizer::BuildBandit() {
     if (Status s = bandit->SetRewards(arm, rewards); !s) return s;
   }
   bandit_.emplace(std::move(*bandit));
+  std::vector<Observation>().swap(history_);
   return OkStatus();
 }
 
@@ -45,11 +46,9 @@ Result<int> BatchSizeOptimizer::Predict() {
 }
 
 Status BatchSizeOptimizer::Observe(int batch_size, double cost, bool reached) {
-  if (bandit_) {
-    if (Status s = bandit_->Observe(batch_size, -cost); !s) return s;
-  } else {
-    if (Status s = explorer_.Observe(batch_size, cost, reached); !s) return s;
-  }
+  if (bandit_) return bandit_->Observe(batch_size, -cost);
+  // Recorded only until the bandit is built, which seeds its arms from it.
+  if (Status s = explorer_.Observe(batch_size, cost, reached); !s) return s;
   history_.push_back({batch_size, -cost});
   return OkStatus();
 }

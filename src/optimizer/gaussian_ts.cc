@@ -12,7 +12,21 @@
 
 namespace zeus::optimizer {
 
-ArmPosterior FitArm(int arm, std::span<const double> rewards, const GaussianTsOptions& options) {
+RewardMoments AddReward(RewardMoments moments, double reward) {
+  moments.count += 1;
+  const double delta = reward - moments.mean;
+  moments.mean += delta / static_cast<double>(moments.count);
+  moments.m2 += delta * (reward - moments.mean);
+  return moments;
+}
+
+RewardMoments MomentsOf(std::span<const double> rewards) {
+  RewardMoments moments;
+  for (double r : rewards) moments = AddReward(moments, r);
+  return moments;
+}
+
+ArmPosterior FitArmNumpy(int arm, std::span<const double> rewards, const GaussianTsOptions& options) {
   ArmPosterior out{arm, static_cast<int>(rewards.size()), options.prior_mean, options.prior_precision};
   if (rewards.empty()) return out;
   const double variance = NumpyVar(rewards);
@@ -25,6 +39,27 @@ ArmPosterior FitArm(int arm, std::span<const double> rewards, const GaussianTsOp
   out.precision = options.prior_precision + static_cast<double>(rewards.size()) * reward_precision;
   out.mean = (options.prior_precision * options.prior_mean + reward_precision * NumpySum(rewards)) / out.precision;
   return out;
+}
+
+ArmPosterior FitArmFromMoments(int arm, const RewardMoments& moments, const GaussianTsOptions& options) {
+  ArmPosterior out{arm, static_cast<int>(moments.count), options.prior_mean, options.prior_precision};
+  if (moments.count == 0) return out;
+  const auto n = static_cast<double>(moments.count);
+  const double variance = moments.m2 / n;
+  if (variance == 0.0) {
+    out.precision = std::numeric_limits<double>::infinity();
+    out.mean = moments.mean;
+    return out;
+  }
+  const double reward_precision = 1.0 / variance;
+  out.precision = options.prior_precision + n * reward_precision;
+  out.mean = (options.prior_precision * options.prior_mean + reward_precision * (n * moments.mean)) / out.precision;
+  return out;
+}
+
+ArmPosterior FitArm(int arm, std::span<const double> rewards, const GaussianTsOptions& options) {
+  if (static_cast<std::int64_t>(rewards.size()) <= kExactFitMaxRewards) return FitArmNumpy(arm, rewards, options);
+  return FitArmFromMoments(arm, MomentsOf(rewards), options);
 }
 
 int ThompsonChoose(std::span<const ArmPosterior> arms, int num_explorations, NumpyRandom& rng,
@@ -79,8 +114,14 @@ Result<std::size_t> GaussianTs::IndexOf(int arm) const {
 }
 
 void GaussianTs::Fit(Arm& arm) const {
-  const std::vector<double> rewards(arm.rewards.begin(), arm.rewards.end());
-  const ArmPosterior posterior = FitArm(0, rewards, options_);
+  ArmPosterior posterior;
+  if (options_.window_size == 0 && arm.moments.count > kExactFitMaxRewards) {
+    posterior = FitArmFromMoments(0, arm.moments, options_);
+  } else {
+    const std::vector<double> rewards(arm.rewards.begin(), arm.rewards.end());
+    posterior = FitArm(0, rewards, options_);
+  }
+  arm.num_observations = static_cast<std::int64_t>(posterior.num_observations);
   arm.mean = posterior.mean;
   arm.precision = posterior.precision;
 }
@@ -89,9 +130,14 @@ Status GaussianTs::SetRewards(int arm, std::span<const double> rewards) {
   Result<std::size_t> index = IndexOf(arm);
   if (!index) return Fail(index.error());
   Arm& a = state_[*index];
-  a.rewards.assign(rewards.begin(), rewards.end());
+  a.rewards.clear();
+  a.moments = {};
   if (options_.window_size > 0) {
-    while (a.rewards.size() > static_cast<std::size_t>(options_.window_size)) a.rewards.pop_front();
+    const std::size_t keep = std::min(rewards.size(), static_cast<std::size_t>(options_.window_size));
+    a.rewards.assign(rewards.end() - static_cast<std::ptrdiff_t>(keep), rewards.end());
+  } else {
+    a.moments = MomentsOf(rewards);
+    if (a.moments.count <= kExactFitMaxRewards) a.rewards.assign(rewards.begin(), rewards.end());
   }
   Fit(a);
   return OkStatus();
@@ -101,9 +147,16 @@ Status GaussianTs::Observe(int arm, double reward) {
   Result<std::size_t> index = IndexOf(arm);
   if (!index) return Fail(index.error());
   Arm& a = state_[*index];
-  a.rewards.push_back(reward);
-  if (options_.window_size > 0 && a.rewards.size() > static_cast<std::size_t>(options_.window_size)) {
-    a.rewards.pop_front();
+  if (options_.window_size > 0) {
+    a.rewards.push_back(reward);
+    if (a.rewards.size() > static_cast<std::size_t>(options_.window_size)) a.rewards.pop_front();
+  } else {
+    a.moments = AddReward(a.moments, reward);
+    if (a.moments.count <= kExactFitMaxRewards) {
+      a.rewards.push_back(reward);
+    } else if (!a.rewards.empty()) {
+      std::deque<double>().swap(a.rewards);  // the moments stand for them from now on
+    }
   }
   Fit(a);
   return OkStatus();
@@ -117,7 +170,7 @@ int GaussianTs::Predict() {
 std::vector<ArmPosterior> GaussianTs::Posteriors() const {
   std::vector<ArmPosterior> out;
   for (std::size_t i = 0; i < arms_.size(); ++i) {
-    out.push_back({arms_[i], static_cast<int>(state_[i].rewards.size()), state_[i].mean, state_[i].precision});
+    out.push_back({arms_[i], static_cast<int>(state_[i].num_observations), state_[i].mean, state_[i].precision});
   }
   return out;
 }

@@ -70,13 +70,13 @@ RunSummary Summarize(const SimulationResult& result, const Baselines& baselines,
   const std::vector<RecurrenceRecord>& recs = result.recurrences;
   s.num_recurrences = static_cast<int>(recs.size());
   if (recs.empty() || last_n < 1) return s;
-  s.num_tries = static_cast<int>(result.tries.size());
-  for (const TryRecord& t : result.tries) {
-    s.num_failed_runs += (t.ran && !t.reached) ? 1 : 0;
-    if (s.first_ts_recurrence == 0 && t.stage == "ts") s.first_ts_recurrence = t.recurrence;
-  }
   const double oracle_cost = baselines.oracle.cost;
   for (const RecurrenceRecord& r : recs) {
+    s.num_tries += r.num_tries;
+    s.num_failed_runs += r.num_missed;
+    // The stage never returns to pruning, so the first recurrence with a
+    // Thompson-sampling try also ends with one.
+    if (s.first_ts_recurrence == 0 && r.stage == "ts") s.first_ts_recurrence = r.recurrence;
     s.total_energy_j += r.energy_j;
     s.total_time_s += r.time_s;
     s.total_cost += r.cost;

@@ -59,7 +59,7 @@ Result<SimulationResult> Simulate(const JobTrace& job, const SimulationOptions& 
 
   SimulationResult result;
   result.recurrences.reserve(static_cast<std::size_t>(num_recurrences));
-  result.tries.reserve(static_cast<std::size_t>(num_recurrences) + 16);
+  if (options.record_tries) result.tries.reserve(static_cast<std::size_t>(num_recurrences) + 16);
   for (int recurrence = 1; recurrence <= num_recurrences; ++recurrence) {
     RecurrenceRecord rec;
     rec.recurrence = recurrence;
@@ -110,7 +110,7 @@ Result<SimulationResult> Simulate(const JobTrace& job, const SimulationOptions& 
       if (t.epoch_budget == 0) {
         // Cannot run even one epoch: a penalty observation, nothing spent.
         t.ran = false;
-        result.tries.push_back(t);
+        if (options.record_tries) result.tries.push_back(t);
         ++rec.num_tries;
         if (Status s = policy.Observe(t, 100.0 * options.beta * min_cost); !s) {
           return Fail(s.error());
@@ -129,9 +129,10 @@ Result<SimulationResult> Simulate(const JobTrace& job, const SimulationOptions& 
       }
       t.cost = optimizer::ZeusCost(t.energy_j, t.time_s, eta, job.max_power_w);
       cost_acc += t.cost;
-      result.tries.push_back(t);
+      if (options.record_tries) result.tries.push_back(t);
       ++rec.num_tries;
       ++rec.num_runs;
+      rec.num_missed += t.reached ? 0 : 1;
       rec.energy_j += t.energy_j;
       rec.time_s += t.time_s;
       rec.cost += t.cost;

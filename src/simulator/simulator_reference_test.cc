@@ -6,6 +6,7 @@
 // try, with energy, time and cost within 1e-12 relative; the bandit's
 // posteriors and samples match the original's for seed 1.
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -16,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "simulator/reference_data.h"
+#include "zeus/optimizer/gaussian_ts.h"
 #include "zeus/simulator/job_trace.h"
 #include "zeus/simulator/metrics.h"
 #include "zeus/simulator/simulator.h"
@@ -232,6 +234,56 @@ std::vector<Case> AllCases() {
     }
   }
   return cases;
+}
+
+// 8,000 recurrences, forty times the reference runs: the chosen arm passes
+// optimizer::kExactFitMaxRewards and is fitted from streaming moments; a run
+// that keeps no tries gives the same recurrences and summary as one that
+// does, and the summary's try counts equal those counted from the tries.
+TEST_P(ReferenceSimTest, LongRunsWithoutTriesGiveTheSameRecurrencesAndSummary) {
+  Result<Baselines> b = ComputeBaselines(job_, 0.5);
+  ASSERT_TRUE(b);
+  SimulationOptions with;
+  with.seed = 2;
+  with.num_recurrences = 8000;
+  with.record_bandit = true;
+  SimulationOptions without = with;
+  without.record_tries = false;
+  without.record_bandit = false;
+  Result<SimulationResult> a = Simulate(job_, with);
+  ASSERT_TRUE(a) << a.error().message();
+  Result<SimulationResult> c = Simulate(job_, without);
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_TRUE(c->tries.empty());
+  int longest_arm = 0;
+  for (const BanditStep& step : a->bandit_steps) longest_arm = std::max(longest_arm, step.posterior.num_observations);
+  EXPECT_GT(longest_arm, optimizer::kExactFitMaxRewards);
+  ASSERT_EQ(a->recurrences.size(), c->recurrences.size());
+  for (std::size_t i = 0; i < a->recurrences.size(); ++i) {
+    const RecurrenceRecord& x = a->recurrences[i];
+    const RecurrenceRecord& y = c->recurrences[i];
+    ASSERT_EQ(x.batch_size, y.batch_size) << i;
+    ASSERT_EQ(x.power_limit_w, y.power_limit_w) << i;
+    ASSERT_EQ(x.num_tries, y.num_tries) << i;
+    ASSERT_EQ(x.num_missed, y.num_missed) << i;
+    ASSERT_EQ(x.cost, y.cost) << i;
+  }
+  const RunSummary sa = Summarize(*a, *b);
+  const RunSummary sc = Summarize(*c, *b);
+  int missed = 0;
+  int first_ts = 0;
+  for (const TryRecord& t : a->tries) {
+    missed += (t.ran && !t.reached) ? 1 : 0;
+    if (first_ts == 0 && t.stage == "ts") first_ts = t.recurrence;
+  }
+  EXPECT_EQ(sa.num_tries, static_cast<int>(a->tries.size()));
+  EXPECT_EQ(sa.num_failed_runs, missed);
+  EXPECT_EQ(sa.first_ts_recurrence, first_ts);
+  EXPECT_EQ(sc.num_tries, sa.num_tries);
+  EXPECT_EQ(sc.num_failed_runs, sa.num_failed_runs);
+  EXPECT_EQ(sc.first_ts_recurrence, sa.first_ts_recurrence);
+  EXPECT_EQ(sc.total_cost, sa.total_cost);
+  EXPECT_EQ(sc.cum_regret, sa.cum_regret);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllReferenceRuns, ReferenceSimTest, ::testing::ValuesIn(AllCases()),

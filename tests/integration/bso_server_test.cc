@@ -273,13 +273,14 @@ TEST_P(BsoServerTest, SigkillMidLoadLosesNoAcknowledgedReport) {
   const std::string url = server->url();
   const std::uint16_t port = server->port();
   constexpr int kClients = 4;
-  constexpr int kRecurrences = 15;
+  // Pruning takes 9 runs, so the kill lands while jobs update their arms.
+  constexpr int kRecurrences = 25;
   std::mutex mu;
   std::map<std::pair<std::string, int>, TrainingResult> acknowledged;
   std::condition_variable acknowledged_more;
   // Clients that reach kHoldAt acknowledged runs wait here until the kill,
   // so that none has finished its load when it lands.
-  constexpr int kHoldAt = 8;
+  constexpr int kHoldAt = 14;
   bool killed = false;  // guarded by mu
   std::atomic<int> done{0};
   std::atomic<int> completed{0};
@@ -319,13 +320,14 @@ TEST_P(BsoServerTest, SigkillMidLoadLosesNoAcknowledgedReport) {
       done++;
     });
   }
-  // Kill once the load is under way (2 acknowledged reports per client on
-  // average) and before any client is done (each waits at kHoldAt at the
-  // latest), so every client has work left that must resume after it.
+  // Kill once the load is under way (10 acknowledged reports per client on
+  // average: most jobs are past pruning) and before any client is done (each
+  // waits at kHoldAt at the latest), so every client has work left that must
+  // resume after it.
   {
     std::unique_lock lock(mu);
     const bool loaded = acknowledged_more.wait_for(lock, std::chrono::seconds(120), [&] {
-      return acknowledged.size() >= static_cast<std::size_t>(kClients * 2) || done.load() > 0;
+      return acknowledged.size() >= static_cast<std::size_t>(kClients * 10) || done.load() > 0;
     });
     server->process().Signal(SIGKILL);
     killed = true;
@@ -351,6 +353,32 @@ TEST_P(BsoServerTest, SigkillMidLoadLosesNoAcknowledgedReport) {
     EXPECT_EQ(it->status, TrialStatus::kSucceeded);
     EXPECT_EQ(it->time, result.time);
     EXPECT_EQ(it->energy, result.energy);
+  }
+  // Each arm's stored statistics (posterior and moments, updated in the
+  // report's transaction) equal a refit from every stored trial: the crash
+  // left none out of step.
+  for (int w = 0; w < kClients; ++w) {
+    const JobSpec spec = Spec(fmt::format("it-crash-{}", w), w);
+    Result<std::vector<TrialRecord>> trials = (*service)->Trials(*spec.job_id);
+    Result<std::vector<ArmRecord>> arms = (*service)->Arms(*spec.job_id);
+    ASSERT_TRUE(trials && arms);
+    ASSERT_FALSE(arms->empty()) << *spec.job_id << " never reached the bandit";
+    for (const ArmRecord& arm : *arms) {
+      SCOPED_TRACE(fmt::format("{} arm {}", *spec.job_id, arm.batch_size));
+      std::vector<double> rewards;
+      for (const TrialRecord& t : *trials) {
+        if (t.batch_size == arm.batch_size && t.status == TrialStatus::kSucceeded) {
+          rewards.push_back(-optimizer::ZeusCost(*t.energy, *t.time, spec.eta_knob, spec.max_power));
+        }
+      }
+      const optimizer::ArmPosterior fit = optimizer::FitArm(arm.batch_size, rewards, {});
+      const optimizer::RewardMoments moments = optimizer::MomentsOf(rewards);
+      EXPECT_EQ(arm.num_observations, static_cast<int>(rewards.size()));
+      EXPECT_EQ(arm.mean, fit.mean);
+      EXPECT_EQ(arm.precision, fit.precision);
+      EXPECT_EQ(arm.reward_mean, moments.mean);
+      EXPECT_EQ(arm.reward_m2, moments.m2);
+    }
   }
 }
 

@@ -108,7 +108,7 @@ TEST(CliErrorsTest, RangesReadAsAPersonWritesThem) {
   ExpectOneLineError(Zeus({"simulate", "--eta", "-1"}), {"--eta must be between 0 and 1 (got -1)"});
   ExpectOneLineError(Zeus({"simulate", "--eta", "1.5"}), {"--eta must be between 0 and 1 (got 1.5)"});
   ExpectOneLineError(Zeus({"simulate", "--beta", "0"}), {"--beta must be greater than 0 (got 0)"});
-  ExpectOneLineError(Zeus({"simulate", "--recurrences", "-1"}), {"--recurrences must be between 0 and 100000 (got -1)"});
+  ExpectOneLineError(Zeus({"simulate", "--recurrences", "-1"}), {"--recurrences must be between 0 and 10000000 (got -1)"});
   ExpectOneLineError(Zeus({"simulate", "--window", "-3"}), {"--window must be at least 0 (got -3)"});
   ExpectOneLineError(Zeus({"simulate", "--max-epochs", "0"}), {"--max-epochs must be at least 1 (got 0)"});
   ExpectOneLineError(Zeus({"simulate", "--default-batch-size", "-8"}), {"--default-batch-size must be at least 1 (got -8)"});
@@ -233,7 +233,7 @@ TEST(CliErrorsTest, ReproduceRejectsDuplicatesAndEmptyLists) {
 
 TEST(CliErrorsTest, CountsAreCapped) {
   ExpectOneLineError(Zeus({"simulate", "--recurrences", "100000000"}),
-                     {"--recurrences must be between 0 and 100000 (got 100000000)"});
+                     {"--recurrences must be between 0 and 10000000 (got 100000000)"});
   ExpectOneLineError(Zeus({"reproduce", "--jobs", "100000"}), {"--jobs must be between 1 and 1024 (got 100000)"});
   if (!HaveTraces()) GTEST_SKIP() << "no traces at " << kTraceDir;
   // (--gpus h100, which has no trace, stops a binary without the cap early.)

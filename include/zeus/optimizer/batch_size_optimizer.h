@@ -12,7 +12,9 @@
 //     are the survivors, each seeded with its recorded rewards (newest
 //     window_size of them when window_size > 0), and it gets its own
 //     numpy.default_rng(seed) created at that moment.
-//   * Afterwards each observation refits that arm.
+//   * Afterwards each observation refits that arm (GaussianTs::Observe); the
+//     observations of the pruning stage are then dropped, so memory stays
+//     bounded however long the job recurs.
 //
 // A pure state machine (observations in, decisions out): no I/O, no clock.
 // Thread-safety: a value type; not for concurrent use.
@@ -74,7 +76,7 @@ class BatchSizeOptimizer {
     int batch_size;
     double reward;
   };
-  std::vector<Observation> history_;
+  std::vector<Observation> history_;  // until the bandit is built
 };
 
 }  // namespace zeus::optimizer

@@ -1,14 +1,26 @@
 // Copyright 2026 The Zeus C++ Authors.
 //
 // Gaussian Thompson sampling over batch sizes (paper Sec. 4.2; zeus-reference
-// A10/A11), bit-compatible with Zeus's GaussianTS:
+// A10/A11), bit-compatible with Zeus's GaussianTS up to kExactFitMaxRewards
+// rewards per arm:
 //
-//   * Each arm keeps its rewards (-cost) in time order; with a window of W > 0
-//     only the newest W are kept (data drift).
-//   * Fit (always from the prior): n rewards, v = numpy.var (ddof 0).
-//     v == 0: precision = +inf and mean = numpy.mean.
+//   * An arm's rewards (-cost) are taken in time order; with a window of
+//     W > 0 only the newest W count (data drift).
+//   * Fit (always from the prior) of n rewards with mean m, sum s and
+//     population variance v: v == 0: precision = +inf and mean = m.
 //     Otherwise r = 1/v, precision = prior_precision + n*r and
-//     mean = (prior_precision*prior_mean + r*numpy.sum) / precision.
+//     mean = (prior_precision*prior_mean + r*s) / precision.
+//   * How m, s and v are computed (the long-history rule): for
+//     n <= kExactFitMaxRewards exactly as numpy does (numpy.mean, numpy.sum,
+//     numpy.var: pairwise sums, two passes), bit for bit the original; for
+//     longer histories from Welford's streaming moments (RewardMoments) over
+//     the same rewards in the same order (s = n*m), which an arm updates in
+//     O(1) per reward without keeping the rewards. numpy's var needs every
+//     reward again whenever the mean moves, so no O(1) update can be exact;
+//     the longest arm of the reference runs has 206 rewards, a tenth of
+//     the limit. The switch changes a posterior by rounding only
+//     (long_history_test.cc bounds it, and Welford's error over 10^6
+//     rewards against a long-double two-pass reference).
 //   * Predict: draw a random visiting order of the arms (choice(k, k,
 //     replace=False), always, even when unused) and return the first arm in
 //     that order with fewer than num_explorations rewards; otherwise draw one
@@ -46,10 +58,36 @@ struct ArmPosterior {
   double precision = 0;
 };
 
+// Rewards beyond which an arm is fitted from streaming moments rather than
+// numpy's two-pass reductions (see the file comment).
+inline constexpr std::int64_t kExactFitMaxRewards = 2048;
+
+// Welford's running moments of an arm's rewards: count, mean and m2 (the sum
+// of squared deviations from the mean; the population variance is m2/count).
+struct RewardMoments {
+  std::int64_t count = 0;
+  double mean = 0;
+  double m2 = 0;
+  friend bool operator==(const RewardMoments&, const RewardMoments&) = default;
+};
+
+// The moments after one more reward, in O(1): count += 1, d = x - mean,
+// mean += d / count, m2 += d * (x - mean).
+RewardMoments AddReward(RewardMoments moments, double reward);
+// AddReward over `rewards` in order, from empty moments.
+RewardMoments MomentsOf(std::span<const double> rewards);
+
 // The posterior of an arm fitted from the prior and its rewards (oldest
-// first), as described in the file comment; with no rewards, the prior.
-// The online service (src/bso/) stores posteriors and refits with this.
+// first) under the rule of the file comment; with no rewards, the prior.
+// The simulator's incremental updates and the online service (src/bso/)
+// reproduce it bit for bit.
 ArmPosterior FitArm(int arm, std::span<const double> rewards, const GaussianTsOptions& options);
+// The numpy branch of FitArm, for any length (O(n), two passes).
+ArmPosterior FitArmNumpy(int arm, std::span<const double> rewards, const GaussianTsOptions& options);
+// The streaming branch of FitArm: the fit of the rewards that `moments`
+// summarise (m = moments.mean, s = count*mean, v = m2/count); the prior when
+// count == 0.
+ArmPosterior FitArmFromMoments(int arm, const RewardMoments& moments, const GaussianTsOptions& options);
 
 // One Thompson-sampling decision over `arms` (ascending arm order), drawing
 // from `rng` exactly as the file comment says. Appends the normal draws to
@@ -69,7 +107,10 @@ class GaussianTs {
   // Fails with kNotFound for an unknown arm.
   Status SetRewards(int arm, std::span<const double> rewards);
   // Appends one reward to an arm (dropping the oldest beyond the window) and
-  // refits it. Fails with kNotFound for an unknown arm.
+  // refits it, as FitArm over the arm's rewards would. Cost: with
+  // window_size 0, O(n) while the arm has n <= kExactFitMaxRewards rewards and
+  // O(1) afterwards; with a window W, O(min(W, n)). Fails with kNotFound for
+  // an unknown arm.
   Status Observe(int arm, double reward);
 
   // The next arm to run (consumes random draws, see the file comment).
@@ -83,8 +124,13 @@ class GaussianTs {
   const std::vector<int>& arms() const { return arms_; }
 
  private:
+  // Memory per arm: with a window W, its newest W rewards; without one, its
+  // rewards while there are at most kExactFitMaxRewards, then none (the
+  // moments stand for them).
   struct Arm {
     std::deque<double> rewards;
+    RewardMoments moments;  // window_size 0: every reward of the arm
+    std::int64_t num_observations = 0;
     double mean = 0;
     double precision = 0;
   };

@@ -74,6 +74,7 @@ struct RunSummary {
   int first_ts_recurrence = 0;  // 0: Thompson sampling never started
 };
 
+// From result.recurrences alone (the tries need not be recorded).
 // REQUIRES: !result.recurrences.empty(), last_n >= 1.
 RunSummary Summarize(const SimulationResult& result, const Baselines& baselines, int last_n = 10);
 

@@ -82,6 +82,12 @@ struct SimulationOptions {
   int max_tries = 20;       // per recurrence (grid search adds its number of configurations)
   optimizer::GaussianTsOptions bandit;  // prior, explorations, data-drift window
   bool record_bandit = false;           // fill SimulationResult::bandit_steps
+  // Keep every try in SimulationResult::tries. Without them a simulation
+  // keeps one RecurrenceRecord (80 bytes) per recurrence and, per arm, at
+  // most optimizer::kExactFitMaxRewards rewards (or the window), so its
+  // memory grows by 80 bytes per recurrence; with them by 128 bytes more
+  // per try.
+  bool record_tries = true;
   // If set, batch sizes come from here instead of the in-process optimizer
   // (kZeus and kBatchSizeOnly only; bandit_steps stay empty).
   BatchSizeSourceFactory batch_size_source;
@@ -114,6 +120,7 @@ struct RecurrenceRecord {
   int recurrence = 0;
   int num_tries = 0;
   int num_runs = 0;     // tries that ran at least one epoch
+  int num_missed = 0;   // runs that ran but did not reach the target
   std::string_view stage;
   int batch_size = 0;
   double power_limit_w = 0;
@@ -132,7 +139,7 @@ struct BanditStep {
 };
 
 struct SimulationResult {
-  std::vector<TryRecord> tries;
+  std::vector<TryRecord> tries;  // only with record_tries
   std::vector<RecurrenceRecord> recurrences;
   std::vector<BanditStep> bandit_steps;  // only with record_bandit
 };
