@@ -120,7 +120,7 @@ def test_no_rapl(tmp_path, monkeypatch, emulator) -> None:
     with pytest.raises(zx.ZeusCPUInitError):
         get_cpus()
     assert ZeusMonitor().cpu_indices == []  # silently none
-    with pytest.raises(ValueError, match="no RAPL CPU package"):
+    with pytest.raises(zx.ZeusCPUInitError, match="no RAPL CPU package"):
         ZeusMonitor(cpu_indices=[0])
 
 
@@ -131,7 +131,8 @@ def test_unreadable_rapl(tmp_path, monkeypatch, emulator) -> None:
     (tmp_path / "intel-rapl:0" / "energy_uj").chmod(0)
     monkeypatch.setenv("ZEUS_POWERCAP_ROOT", str(tmp_path))
     assert ZeusMonitor().cpu_indices == []  # silently none, as Zeus
-    with pytest.raises(RuntimeError, match="cpu_indices=\\[\\]"):
+    with pytest.raises(RuntimeError, match="cpu_indices=\\[\\]") as e:
         ZeusMonitor(cpu_indices=[0])
+    assert isinstance(e.value, zx.ZeusFailedPreconditionError)
     with pytest.raises(zx.ZeusCPUNoPermissionError):
         get_cpus().get_total_energy_consumption(0)
