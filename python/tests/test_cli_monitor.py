@@ -14,7 +14,8 @@ import time
 
 import pytest
 
-from test_monitor_helpers import EmulatorControl, a40_busy, close_devices_after_test  # noqa: F401 (autouse fixture)
+from test_monitor_helpers import EmulatorControl, a40_busy
+from test_monitor_helpers import close_devices_after_test  # noqa: F401 (an autouse fixture)
 from zeus.monitor import ZeusMonitor
 
 

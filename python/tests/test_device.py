@@ -10,7 +10,8 @@ import pytest
 
 import zeus.exception as zx
 from conftest import a40
-from test_monitor_helpers import EmulatorControl, a40_busy, close_devices_after_test  # noqa: F401 (autouse fixture)
+from test_monitor_helpers import EmulatorControl, a40_busy
+from test_monitor_helpers import close_devices_after_test  # noqa: F401 (an autouse fixture)
 from zeus.device import CpuDramMeasurement, get_cpus, get_gpus, reset_devices
 from zeus.monitor import ZeusMonitor
 

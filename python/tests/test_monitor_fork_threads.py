@@ -10,7 +10,8 @@ import threading
 
 import pytest
 
-from test_monitor_helpers import A40_POWER_AT_300_W, EmulatorControl, a40_busy, close_devices_after_test  # noqa: F401 (autouse fixture)
+from test_monitor_helpers import A40_POWER_AT_300_W, EmulatorControl, a40_busy
+from test_monitor_helpers import close_devices_after_test  # noqa: F401 (an autouse fixture)
 from zeus.monitor import PowerMonitor, ZeusMonitor
 
 

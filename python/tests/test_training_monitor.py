@@ -17,7 +17,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from conftest import A40_WORKLOAD  # noqa: E402
-from test_monitor_helpers import A40_POWER_AT_300_W, EmulatorControl, a40_busy, close_devices_after_test  # noqa: E402
+from test_monitor_helpers import A40_POWER_AT_300_W, EmulatorControl, a40_busy  # noqa: E402
+from test_monitor_helpers import close_devices_after_test  # noqa: E402, F401 (an autouse fixture)
 from zeus.monitor import ZeusMonitor  # noqa: E402
 
 ITERATION_TIME_S = A40_WORKLOAD["iteration_time_s"][-1]  # 0.42 s at 300 W
