@@ -6,6 +6,7 @@ seconds of emulated time used P x T joules. The manual clock makes T exact."""
 from __future__ import annotations
 
 import csv
+import faulthandler
 import threading
 import time
 import warnings
@@ -226,6 +227,9 @@ def test_gil_is_released_while_a_gpu_read_hangs(emulator) -> None:
              faults=[{"function": "nvmlDeviceGetTotalEnergyConsumption", "hang": True, "after_calls": 3}])
     clock = EmulatorControl()
     monitor = ZeusMonitor(cpu_indices=[])
+    # Were the GIL held during the hung read, this thread could not run at all: end the process with
+    # the stacks after a generous deadline rather than hang the suite.
+    faulthandler.dump_traceback_later(120, exit=True)
     monitor.begin_window("a", sync_execution=False)
     clock.advance(1.0)
     monitor.end_window("a", sync_execution=False)
@@ -240,5 +244,6 @@ def test_gil_is_released_while_a_gpu_read_hangs(emulator) -> None:
     assert sum(range(1000)) == 499500 and not done.is_set()
     clock.release_hung_calls()
     worker.join(timeout=60)
+    faulthandler.cancel_dump_traceback_later()
     assert done.is_set()
     monitor.end_window("b", sync_execution=False)
