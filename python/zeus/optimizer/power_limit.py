@@ -42,6 +42,9 @@ Differences from Zeus, on purpose:
   power-limit range and the job's GPU count; a file that does not match the
   GPUs is an error instead of being used. Zeus's own files load.
 * The measurement windows are named ``__PowerLimitOptimizer_<limit>mW``.
+
+Additions: ``observer_mode=True`` (the paper's observer mode: profile, then keep the original limits) and
+``what_if()`` (what each selector would save per epoch and over the run; docs/power-limit-optimizer.md).
 """
 
 from __future__ import annotations
