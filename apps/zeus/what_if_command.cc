@@ -88,8 +88,9 @@ std::string WhatIfSvg(const runtime::PowerLimitWhatIfReport& report, const std::
   // Points sorted by time, so the front is drawn left to right.
   std::vector<std::size_t> order(report.measurements.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return report.measurements[a].time_s < report.measurements[b].time_s; });
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return report.measurements[a].time_s < report.measurements[b].time_s;
+  });
   PlotSeries all;
   all.label = "power limits";
   all.line = false;

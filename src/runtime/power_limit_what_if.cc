@@ -128,7 +128,9 @@ std::string FormatPowerLimitWhatIfText(const PowerLimitWhatIfReport& r) {
     out += fmt::format("{:>14g} {:>14.3f} {:>12.6f} {:>16.6g} {:>14.6g}  {}\n", m.power_limit_w, m.energy_j, m.time_s,
                        m.energy_j / o.profile_steps, m.time_s / o.profile_steps, r.pareto[i] ? "*" : "");
   }
-  out += "selector           limit W   energy saved/epoch J  time saved/epoch s   energy saved/run J    time saved/run s\n";
+  out +=
+      "selector           limit W   energy saved/epoch J  time saved/epoch s   energy saved/run J    time saved/run "
+      "s\n";
   for (const auto& c : r.choices) {
     out += fmt::format("{:<18} {:>7g} {:>14.6g} ({:+.1f}%) {:>12.6g} ({:+.1f}%) {:>20.6g} {:>19.6g}\n", c.selector,
                        c.power_limit_w, c.energy_saved_per_epoch_j, c.energy_saved_percent, c.time_saved_per_epoch_s,

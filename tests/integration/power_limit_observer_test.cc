@@ -205,13 +205,15 @@ TEST(WhatIfCliTest, BadInputIsAClearErrorWithExitCode2) {
   EXPECT_THAT(r.err, HasSubstr("\"measurements\" is empty"));
   EXPECT_EQ(r.out, "");
 
-  const std::string good = tmp.Write("good.json", R"({"measurements": [{"power_limit": 300, "energy": 30, "time": 1}]})");
+  const std::string good =
+      tmp.Write("good.json", R"({"measurements": [{"power_limit": 300, "energy": 30, "time": 1}]})");
   r = testing::RunProcess({ZEUS_TEST_CLI_PATH, "what-if", good});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--steps-per-epoch is required"));
   r = testing::RunProcess({ZEUS_TEST_CLI_PATH, "what-if", good, "--steps-per-epoch", "0"});
   EXPECT_EQ(r.exit_code, 2);
-  r = testing::RunProcess({ZEUS_TEST_CLI_PATH, "what-if", good, "--steps-per-epoch", "10", "--svg", tmp.File("no/dir.svg")});
+  r = testing::RunProcess(
+      {ZEUS_TEST_CLI_PATH, "what-if", good, "--steps-per-epoch", "10", "--svg", tmp.File("no/dir.svg")});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--svg"));
   r = testing::RunProcess({ZEUS_TEST_CLI_PATH, "what-if", good, "--steps-per-epoch", "10"});
