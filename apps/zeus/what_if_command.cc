@@ -78,8 +78,9 @@ std::string WhatIfSvg(const runtime::PowerLimitWhatIfReport& report, const std::
   const int steps = report.options.profile_steps;
   LinePlot plot;
   plot.title = title;
-  plot.subtitle = fmt::format("per training step, {} steps per limit; baseline {:g} W", steps,
-                              report.baseline_power_limit_w);
+  plot.subtitle = fmt::format("per training step ({} profiled per limit); baseline {:g} W; eta {:g}, max slowdown {:g}",
+                              steps, report.baseline_power_limit_w, report.options.eta,
+                              report.options.max_slowdown);
   plot.x_label = "time per step (s)";
   plot.y_label = "energy per step (J)";
   plot.x_from_zero = false;
@@ -116,7 +117,8 @@ std::string WhatIfSvg(const runtime::PowerLimitWhatIfReport& report, const std::
   plot.series.push_back(std::move(baseline));
   for (const auto& c : report.choices) {
     PlotSeries choice;
-    choice.label = fmt::format("{}: {:g} W", c.selector, c.power_limit_w);
+    // The legend is narrow: the selector's name without its parameter (the subtitle has them).
+    choice.label = fmt::format("{}: {:g} W", c.selector.substr(0, c.selector.find('(')), c.power_limit_w);
     choice.line = false;
     choice.markers = true;
     choice.points.push_back({c.time_per_step_s, c.energy_per_step_j});
