@@ -25,6 +25,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -165,6 +166,17 @@ TEST_F(ObserverTest, ReportsWhatEachSelectorWouldSave) {
   }
   EXPECT_NEAR(w["selectors"][0]["energy_saved_percent"].get<double>(), 100.0 * 40 / 240, 0.01);
   EXPECT_NEAR(w["selectors"][0]["time_saved_percent"].get<double>(), -100.0, 1e-6);
+
+  // The text report, from the saved profile this time (nothing is profiled, no limit changes).
+  std::vector<std::string> text_args = TrainArgs({"--selector", "energy", "--observe", "--profile-path", profile});
+  text_args.erase(std::find(text_args.begin(), text_args.end(), "--json"));
+  ProcessResult text = testing::RunProcess(text_args, Env());
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("observer mode: the optimal power limit would be 100 W (selector energy, from the "
+                                  "profile file); the original limits were restored"));
+  EXPECT_THAT(text.out, HasSubstr("baseline: 250 W, 240 J and 1 s per step"));
+  EXPECT_THAT(text.out, HasSubstr("max-slowdown(1.15)     200"));
+  EXPECT_EQ(LimitW(), 250);
 
   // `zeus what-if` on the profile the run saved: the same report.
   ProcessResult j = testing::RunProcess({ZEUS_TEST_CLI_PATH, "what-if", profile, "--steps-per-epoch", "40",
