@@ -62,7 +62,7 @@ struct ReproduceFlags {
   bool baselines = false;
   bool drift = false;
   int drift_after = 0;  // 0: the job's default recurrences
-  double drift_magnitude = 2.0;
+  double drift_magnitude = 1.5;
   int drift_window = 10;
   std::uint64_t drift_seed = 1;
 };

@@ -52,7 +52,7 @@ Result<PotentialSavings> ComputePotentialSavings(const JobTrace& job);
 // NumpyRandom(seed) (numpy's default_rng(seed).random()), one draw per batch
 // size in ascending order, the Oracle's included (its draw is discarded).
 struct DriftSpec {
-  double magnitude = 2.0;  // > 1
+  double magnitude = 1.5;  // > 1
   std::uint64_t seed = 1;
 };
 
