@@ -135,7 +135,8 @@ json DriftSummaryJson(const simulator::DriftSummary& s) {
           {"regret_after", s.regret_after},
           {"last_n", s.last_n},
           {"last_n_regret", s.last_n_regret},
-          {"last_n_oracle_fraction", s.last_n_oracle_fraction}};
+          {"last_n_oracle_fraction", s.last_n_oracle_fraction},
+          {"most_tries", s.most_tries}};
 }
 
 double MeanOf(const std::vector<simulator::DriftSummary>& v, double simulator::DriftSummary::*field) {
@@ -249,8 +250,7 @@ Result<Experiments> RunExperiments(const ExperimentRequest& request, const std::
       o.drift_after_recurrence = row.shift_after;
       Result<simulator::SimulationResult> sim = simulator::Simulate(*row.job, o);
       if (!sim) {
-        errors[task] = sim.error().WithContext(
-            fmt::format("drift, {}, window {}, seed {}", JobLabel(*row.job), o.bandit.window_size, seeds[k]));
+        errors[task] = sim.error().WithContext(fmt::format("seed {}", seeds[k]));
         return;
       }
       summaries[task] = simulator::SummarizeDrift(*sim, row.before, row.after, row.shift_after);
@@ -259,16 +259,24 @@ Result<Experiments> RunExperiments(const ExperimentRequest& request, const std::
         regrets[task].push_back((rec.cost - b.oracle.cost) / b.oracle.cost);
       }
     });
-    for (const std::optional<Error>& err : errors) {
-      if (err) return Fail(*err);
-    }
     for (std::size_t task = 0; task < regrets.size(); ++task) {
       DriftRow& row = e.drift[task / (2 * seeds.size())];
       const std::size_t w = task / seeds.size() % 2;
+      if (errors[task]) {
+        if (errors[task]->code() != ErrorCode::kFailedPrecondition) return Fail(*errors[task]);
+        row.failures[w].push_back(errors[task]->message());
+        continue;
+      }
       row.summaries[w].push_back(summaries[task]);
       std::vector<double>& mean = row.mean_regret[w];
       mean.resize(regrets[task].size(), 0.0);
-      for (std::size_t i = 0; i < mean.size(); ++i) mean[i] += regrets[task][i] / static_cast<double>(seeds.size());
+      for (std::size_t i = 0; i < mean.size(); ++i) mean[i] += regrets[task][i];
+    }
+    for (DriftRow& row : e.drift) {
+      for (int w = 0; w < 2; ++w) {
+        if (row.summaries[w].empty()) row.mean_regret[w].clear();  // every run stuck: nothing to plot
+        for (double& v : row.mean_regret[w]) v /= static_cast<double>(row.summaries[w].size());
+      }
     }
   }
   return e;
@@ -325,30 +333,37 @@ std::string BaselinesTable(const std::vector<BaselineRow>& rows, double beta) {
 }
 
 std::string DriftTable(const std::vector<DriftRow>& rows) {
-  std::string out = fmt::format("{:<8} {:<31} {:>5} {:>4} {:>8} {:>22} {:>22} {:>15}\n", "GPU", "workload", "shift",
-                                "R", "window", "regret before / after", "last-10 regret/rec.", "last-10 oracle");
+  std::string out = fmt::format("{:<8} {:<31} {:>5} {:>4} {:>8} {:>22} {:>20} {:>15} {:>6}\n", "GPU", "workload",
+                                "shift", "R", "window", "regret before / after", "last-10 regret/rec.",
+                                "last-10 oracle", "stuck");
   for (const DriftRow& r : rows) {
     for (int w = 0; w < 2; ++w) {
       const std::vector<simulator::DriftSummary>& s = r.summaries[w];
       out += fmt::format(
-          "{:<8} {:<31} {:>5} {:>4} {:>8} {:>22} {:>22.3f} {:>14.0f}%\n", r.job->gpu, r.job->workload.name(),
+          "{:<8} {:<31} {:>5} {:>4} {:>8} {:>22} {:>20.3f} {:>14.0f}% {:>6}\n", r.job->gpu, r.job->workload.name(),
           r.shift_after, r.recurrences, w == 0 ? std::string("none") : std::to_string(r.window),
           fmt::format("{:.1f} / {:.1f}", MeanOf(s, &simulator::DriftSummary::regret_before),
                       MeanOf(s, &simulator::DriftSummary::regret_after)),
           MeanOf(s, &simulator::DriftSummary::last_n_regret),
-          100 * MeanOf(s, &simulator::DriftSummary::last_n_oracle_fraction));
+          100 * MeanOf(s, &simulator::DriftSummary::last_n_oracle_fraction), r.failures[w].size());
     }
   }
   out +=
       "\nAfter the shift every batch size's epochs cost a seeded factor more or less; the Oracle's batch size before\n"
       "the shift gets the full magnitude. Regret in oracle jobs of each phase's Oracle; mean over seeds. A window\n"
-      "keeps only each arm's newest observations, so the bandit forgets the old costs.\n";
+      "keeps only each arm's newest observations, so the bandit forgets the old costs. Stuck: runs where a\n"
+      "recurrence used up its 20 tries (all early-stopped), left out of the means.\n";
   for (const DriftRow& r : rows) {
     out += fmt::format("  {}: factors", JobLabel(*r.job));
     for (std::size_t i = 0; i < r.drifted.batch_sizes.size(); ++i) {
       out += fmt::format(" {}:{:.3f}", r.drifted.batch_sizes[i], r.drifted.factors[i]);
     }
     out += fmt::format("; Oracle {} before, {} after\n", Cfg(r.before.oracle), Cfg(r.after.oracle));
+    for (int w = 0; w < 2; ++w) {
+      for (const std::string& f : r.failures[w]) {
+        out += fmt::format("  stuck, window {}: {}\n", w == 0 ? 0 : r.window, f);
+      }
+    }
   }
   return out;
 }
@@ -411,11 +426,14 @@ json DriftJson(const std::vector<DriftRow>& rows) {
     for (int w = 0; w < 2; ++w) {
       json runs = json::array();
       for (const simulator::DriftSummary& s : r.summaries[w]) runs.push_back(DriftSummaryJson(s));
+      json stuck = json::array();
+      for (const std::string& f : r.failures[w]) stuck.push_back(f);
       variants.push_back({{"window", w == 0 ? 0 : r.window},
                           {"regret_before", MeanOf(r.summaries[w], &simulator::DriftSummary::regret_before)},
                           {"regret_after", MeanOf(r.summaries[w], &simulator::DriftSummary::regret_after)},
                           {"last_n_regret", MeanOf(r.summaries[w], &simulator::DriftSummary::last_n_regret)},
-                          {"runs", runs}});
+                          {"runs", runs},
+                          {"stuck", stuck}});
     }
     out.push_back({{"gpu", r.job->gpu},
                    {"workload", r.job->workload.name()},
@@ -516,17 +534,18 @@ std::string ExperimentsHtml(const Experiments& e) {
         "without a window against one with a window of recent observations per arm. Regret in oracle jobs of each "
         "phase's Oracle, mean over seeds.</p>\n<table>\n<tr><th>GPU</th><th>workload</th><th>shift after</th>"
         "<th>R</th><th>window</th><th>regret before</th><th>regret after</th><th>last-10 regret per recurrence</th>"
-        "<th>Oracle before / after</th></tr>\n";
+        "<th>Oracle before / after</th><th>stuck runs</th></tr>\n";
     for (const DriftRow& r : e.drift) {
       for (int w = 0; w < 2; ++w) {
         const std::vector<simulator::DriftSummary>& s = r.summaries[w];
         html += fmt::format(
             "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1f}</td>"
-            "<td>{:.1f}</td><td>{:.3f}</td><td>{} / {}</td></tr>\n",
+            "<td>{:.1f}</td><td>{:.3f}</td><td>{} / {}</td><td>{}</td></tr>\n",
             Escape(r.job->gpu), Escape(r.job->workload.name()), r.shift_after, r.recurrences,
             w == 0 ? std::string("none") : std::to_string(r.window),
             MeanOf(s, &simulator::DriftSummary::regret_before), MeanOf(s, &simulator::DriftSummary::regret_after),
-            MeanOf(s, &simulator::DriftSummary::last_n_regret), Cfg(r.before.oracle), Cfg(r.after.oracle));
+            MeanOf(s, &simulator::DriftSummary::last_n_regret), Cfg(r.before.oracle), Cfg(r.after.oracle),
+            r.failures[w].size());
       }
     }
     html += "</table>\n<div class=\"plots\">\n";

@@ -79,8 +79,12 @@ struct DriftRow {
   int shift_after = 0;
   int recurrences = 0;
   int window = 0;
-  // [0]: no window, [1]: the window; per seed.
+  // [0]: no window, [1]: the window; per seed that completed.
   std::vector<simulator::DriftSummary> summaries[2];
+  // Runs that stopped because a recurrence used up its tries (every try
+  // early-stopped: the threshold beta x min_cost dates from before the
+  // shift): "seed N: message".
+  std::vector<std::string> failures[2];
   std::vector<double> mean_regret[2];  // per recurrence, mean over seeds, in oracle jobs of the current phase
 };
 

@@ -90,6 +90,7 @@ DriftSummary SummarizeDrift(const SimulationResult& result, const Baselines& bef
   s.shift_after = shift_after;
   const std::vector<RecurrenceRecord>& recs = result.recurrences;
   for (const RecurrenceRecord& r : recs) {
+    s.most_tries = std::max(s.most_tries, r.num_tries);
     if (r.recurrence <= shift_after) {
       s.regret_before += r.cost - before.oracle.cost;
     } else {

@@ -73,6 +73,7 @@ struct DriftSummary {
   double last_n_regret = 0;       // mean over the last N recurrences, in oracle jobs (after)
   int last_n = 0;
   double last_n_oracle_fraction = 0;  // of the last N at the after-shift Oracle configuration
+  int most_tries = 0;                 // the most tries one recurrence took
 };
 
 // REQUIRES: 0 <= shift_after < result.recurrences.size(), last_n >= 1.
