@@ -465,6 +465,9 @@ void RegisterReproduceCommand(CLI::App& app, int* exit_code) {
       "Prints, per GPU and workload, Zeus's energy savings and time change against Default (the default batch\n"
       "size at the maximum power limit) over the last 10 recurrences and over all of them, and its regret against\n"
       "the Oracle. Progress goes to stderr. The same flags give byte-identical output and report.\n"
+      "The paper's other experiments: --potential (Figure 1), --eta or --beta lists (sensitivity tables),\n"
+      "--baselines (grid search), --drift (a seeded drifting workload; docs/simulator.md); their tables follow\n"
+      "the main one, go into the report, and into --json (then an object: \"jobs\" holds the main runs).\n"
       "At most " + std::to_string(kMaxRuns) + " runs (GPUs x workloads x seeds). Exit codes: 0 ok, 1 simulation or\n"
       "write failure, 2 bad flag, list, trace or --report directory (checked before the runs).");
   cmd->callback([f, exit_code] { *exit_code = RunReproduce(*f); });

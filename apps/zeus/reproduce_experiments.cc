@@ -17,6 +17,8 @@ namespace zeus::cli {
 
 namespace {
 constexpr std::size_t kMaxListValues = 32;
+// Drift runs keep 8 bytes per recurrence for the plot: at most 400 MB.
+constexpr std::size_t kMaxDriftRecurrences = 50'000'000;
 }  // namespace
 
 Result<std::vector<double>> ParseNumberList(const std::string& flag, const std::string& text, double min, double max,
@@ -233,6 +235,14 @@ Result<Experiments> RunExperiments(const ExperimentRequest& request, const std::
       row.recurrences = row.shift_after + r.job->default_recurrences;
       row.window = request.drift_window;
       e.drift.push_back(std::move(row));
+    }
+    std::size_t total = 0;
+    for (const DriftRow& row : e.drift) total += 2 * seeds.size() * static_cast<std::size_t>(row.recurrences);
+    if (total > kMaxDriftRecurrences) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("--drift: {} recurrences in all (jobs x 2 windows x seeds x recurrences); at most {} "
+                              "(each keeps its regret for the plot); give fewer seeds or a smaller --drift-after",
+                              total, kMaxDriftRecurrences));
     }
     // Per (job, window, seed): the summary and the regret of every recurrence.
     std::vector<std::vector<double>> regrets(e.drift.size() * 2 * seeds.size());
