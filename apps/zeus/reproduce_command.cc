@@ -240,7 +240,9 @@ int PrintPotential(const std::vector<JobRuns>& jobs, bool as_json) {
 }
 
 void PrintExperiments(const report::Experiments& e) {
-  if (e.sensitivity) fmt::print("\nSensitivity to {}:\n{}", e.sensitivity->knob, report::SensitivityTable(*e.sensitivity));
+  if (e.sensitivity) {
+    fmt::print("\nSensitivity to {}:\n{}", e.sensitivity->knob, report::SensitivityTable(*e.sensitivity));
+  }
   if (!e.baselines.empty()) fmt::print("\nBaselines:\n{}", report::BaselinesTable(e.baselines, e.beta));
   if (!e.drift.empty()) fmt::print("\nData drift:\n{}", report::DriftTable(e.drift));
 }
