@@ -54,6 +54,7 @@ struct ReproduceFlags {
   bool no_report = false;
   double eta = 0.5;
   double beta = 2.0;
+  std::string policy = "zeus";  // zeus or zeus-robust
   int jobs = 0;  // 0: one per core
   bool as_json = false;
 };
@@ -301,6 +302,7 @@ int RunReproduce(const ReproduceFlags& f) {
       options.eta = f.eta;
       options.beta = f.beta;
       options.seed = r.seeds[k];
+      options.policy = f.policy == "zeus-robust" ? simulator::Policy::kZeusRobust : simulator::Policy::kZeus;
       Result<simulator::SimulationResult> sim = simulator::Simulate(*r.job, options);
       if (sim) {
         r.summaries[k] = simulator::Summarize(*sim, r.baselines);
@@ -366,6 +368,11 @@ void RegisterReproduceCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   cmd->add_option("--beta", f->beta, "Early-stopping threshold (x the least cost so far)")
       ->check(PositiveNumber())
+      ->capture_default_str();
+  cmd->add_option("--policy", f->policy,
+                  "Batch-size policy: zeus (the original) or zeus-robust (cheaper exploration, pooled-variance "
+                  "Thompson sampling; docs/simulator.md)")
+      ->check(OneOf({"zeus", "zeus-robust"}))
       ->capture_default_str();
   cmd->add_option("--jobs", f->jobs, fmt::format("Threads to simulate on (default: one per core), at most {}", kMaxJobs))
       ->transform(IntegerFlag<int>(1, kMaxJobs));
