@@ -202,7 +202,8 @@ int RunSimulate(SimulateFlags f) {
     if (*policy != simulator::Policy::kZeus && *policy != simulator::Policy::kBatchSizeOnly &&
         *policy != simulator::Policy::kZeusRobust) {
       return Failure(Error(ErrorCode::kInvalidArgument,
-                           "--via-server needs --policy zeus, zeus-robust or batch-size-only (the service decides batch sizes)"));
+                           "--via-server needs --policy zeus, zeus-robust or batch-size-only (the service decides "
+                           "batch sizes)"));
     }
     options.batch_size_source = ServerBatchSizeSource(f.via_server);
   }

@@ -16,7 +16,8 @@
 // num_pruning_rounds must be >= 1 (0 was accepted and then broke), window_size
 // and the prior precision must be >= 0, batch sizes must be positive and
 // distinct, time and energy must be finite and >= 0. TrialId responses carry
-// an extra "type" field; JobSpec an optional "policy" (absent: "zeus"); TrainingResult accepts an optional "finished": true
+// an extra "type" field; JobSpec an optional "policy" (absent: "zeus");
+// TrainingResult accepts an optional "finished": true
 // (the client stopped training on its own: record this result now).
 // Unknown fields are ignored, as pydantic v1 does.
 
