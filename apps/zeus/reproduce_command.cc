@@ -56,6 +56,7 @@ struct ReproduceFlags {
   bool no_report = false;
   std::string eta = "0.5";  // a list: sensitivity
   std::string beta = "2";   // a list: sensitivity; inf: no early stopping
+  std::string policy = "zeus";  // zeus or zeus-robust
   int jobs = 0;  // 0: one per core
   bool as_json = false;
   bool potential = false;
@@ -351,6 +352,7 @@ int RunReproduce(const ReproduceFlags& f) {
       options.eta = eta;
       options.beta = beta;
       options.seed = r.seeds[k];
+      options.policy = f.policy == "zeus-robust" ? simulator::Policy::kZeusRobust : simulator::Policy::kZeus;
       Result<simulator::SimulationResult> sim = simulator::Simulate(*r.job, options);
       if (sim) {
         r.summaries[k] = simulator::Summarize(*sim, r.baselines);
@@ -383,6 +385,7 @@ int RunReproduce(const ReproduceFlags& f) {
   report::ExperimentRequest request;
   request.eta = eta;
   request.beta = beta;
+  request.policy = f.policy == "zeus-robust" ? simulator::Policy::kZeusRobust : simulator::Policy::kZeus;
   request.etas = *etas;
   request.betas = *betas;
   request.baselines = f.baselines;
@@ -459,6 +462,11 @@ void RegisterReproduceCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   cmd->add_option("--drift-seed", f->drift_seed, "Seed of the drift factors")
       ->transform(IntegerFlag<std::uint64_t>())
+      ->capture_default_str();
+  cmd->add_option("--policy", f->policy,
+                  "Batch-size policy: zeus (the original) or zeus-robust (cheaper exploration, pooled-variance "
+                  "Thompson sampling; docs/simulator.md)")
+      ->check(OneOf({"zeus", "zeus-robust"}))
       ->capture_default_str();
   cmd->add_option("--jobs", f->jobs, fmt::format("Threads to simulate on (default: one per core), at most {}", kMaxJobs))
       ->transform(IntegerFlag<int>(1, kMaxJobs));

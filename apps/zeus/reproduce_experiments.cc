@@ -165,6 +165,7 @@ Result<Experiments> RunExperiments(const ExperimentRequest& request, const std::
   simulator::SimulationOptions main;
   main.eta = request.eta;
   main.beta = request.beta;
+  main.policy = request.policy;
 
   const bool eta_sweep = request.etas.size() > 1;
   if (eta_sweep || request.betas.size() > 1) {

@@ -100,6 +100,7 @@ struct Experiments {
 struct ExperimentRequest {
   double eta = 0.5;   // of the main runs
   double beta = 2.0;  // of the main runs
+  simulator::Policy policy = simulator::Policy::kZeus;  // of the main runs and the sensitivity and drift grids
   std::vector<double> etas, betas;  // a list of more than one value: its sensitivity table
   bool baselines = false;
   bool drift = false;

@@ -93,6 +93,7 @@ simulator::BatchSizeSourceFactory ServerBatchSizeSource(std::string server_url) 
     spec.max_power = trace.max_power_w;
     spec.number_of_gpus = 1;
     spec.gpu_model = trace.gpu;
+    spec.policy = std::string(optimizer::BatchSizePolicyName(simulator::BatchSizePolicyOf(options.policy)));
     Result<bso::JobSpec> job = (*client)->RegisterJob(spec);
     if (!job) return Fail(job.error().WithContext(fmt::format("registering the simulated job with {}", server_url)));
     return std::unique_ptr<simulator::BatchSizeSource>(new ServerSource(std::move(*client), std::move(*job)));

@@ -57,11 +57,13 @@ int Failure(const Error& e) {
 
 Result<simulator::Policy> ParsePolicy(const std::string& name) {
   for (simulator::Policy p : {simulator::Policy::kZeus, simulator::Policy::kGridSearch,
-                              simulator::Policy::kPowerLimitOnly, simulator::Policy::kBatchSizeOnly}) {
+                              simulator::Policy::kPowerLimitOnly, simulator::Policy::kBatchSizeOnly,
+                              simulator::Policy::kZeusRobust}) {
     if (simulator::PolicyName(p) == name) return p;
   }
   return Fail(ErrorCode::kInvalidArgument,
-              fmt::format("unknown policy '{}' (zeus, grid-search, power-limit-only, batch-size-only)", name));
+              fmt::format("unknown policy '{}' (zeus, zeus-robust, grid-search, power-limit-only, batch-size-only)",
+                          name));
 }
 
 json ConfigJson(const ConfigExpectation& c) {
@@ -197,9 +199,11 @@ int RunSimulate(SimulateFlags f) {
   options.bandit.window_size = f.window_size;
   options.record_tries = output.has_value();  // only --output prints tries
   if (!f.via_server.empty()) {
-    if (*policy != simulator::Policy::kZeus && *policy != simulator::Policy::kBatchSizeOnly) {
+    if (*policy != simulator::Policy::kZeus && *policy != simulator::Policy::kBatchSizeOnly &&
+        *policy != simulator::Policy::kZeusRobust) {
       return Failure(Error(ErrorCode::kInvalidArgument,
-                           "--via-server needs --policy zeus or batch-size-only (the service decides batch sizes)"));
+                           "--via-server needs --policy zeus, zeus-robust or batch-size-only (the service decides "
+                           "batch sizes)"));
     }
     options.batch_size_source = ServerBatchSizeSource(f.via_server);
   }
@@ -240,7 +244,9 @@ void RegisterSimulateCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--workload", f->workload,
                   "Workload: librispeech, squad, sentiment140, imagenet, cifar100, movielens-1m, or dataset/network")
       ->capture_default_str();
-  cmd->add_option("--policy", f->policy, "zeus, grid-search, power-limit-only or batch-size-only")
+  cmd->add_option("--policy", f->policy,
+                  "zeus (the original, default), zeus-robust (cheaper exploration, pooled-variance Thompson "
+                  "sampling; docs/simulator.md), grid-search, power-limit-only or batch-size-only")
       ->capture_default_str();
   cmd->add_option("--eta", f->eta, "Energy-time weight of the cost: eta*E + (1-eta)*maxPower*T, in [0, 1]")
       ->check(NumberRange(0, 1))

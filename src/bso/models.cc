@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "zeus/optimizer/policy.h"
+
 namespace zeus::bso {
 namespace {
 
@@ -155,6 +157,9 @@ void CheckJobSpec(JobSpec& spec, std::vector<FieldError>& errors) {
   if (spec.mab_seed && *spec.mab_seed < 0) error("mab_seed", "mab_seed must be >= 0");
   if (!(spec.max_power > 0.0 && std::isfinite(spec.max_power))) error("max_power", "max_power must be positive");
   if (spec.number_of_gpus <= 0) error("number_of_gpus", "number_of_gpus must be positive");
+  if (Result<optimizer::BatchSizePolicy> p = optimizer::ParseBatchSizePolicy(spec.policy); !p) {
+    error("policy", p.error().message());
+  }
   if (spec.gpu_model.empty()) error("gpu_model", "gpu_model must not be empty");
   if (spec.gpu_model.size() > kMaxIdLength) error("gpu_model", fmt::format("longer than {} characters", kMaxIdLength));
 }
@@ -179,6 +184,7 @@ json SpecToJson(const JobSpec& s) {
   j["max_power"] = s.max_power;
   j["number_of_gpus"] = s.number_of_gpus;
   j["gpu_model"] = s.gpu_model;
+  j["policy"] = s.policy;
   return j;
 }
 
@@ -251,6 +257,7 @@ Parsed<JobSpec> ParseJobSpec(std::string_view text) {
   if (auto v = r.Number("max_power", true)) s.max_power = *v;
   if (auto v = r.Integer<int>("number_of_gpus", true)) s.number_of_gpus = *v;
   if (auto v = r.String("gpu_model", true)) s.gpu_model = *v;
+  if (auto v = r.String("policy", false)) s.policy = *v;
   if (errors.empty()) CheckJobSpec(s, errors);
   return Finish(std::move(s), std::move(errors));
 }

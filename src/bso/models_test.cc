@@ -2,6 +2,9 @@
 
 #include "zeus/bso/models.h"
 
+#include <string>
+#include <vector>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -25,6 +28,21 @@ TEST(ModelsTest, JobSpecDefaultsMatchTheOriginal) {
   EXPECT_EQ(spec->mab_prior_precision, 0.0);
   EXPECT_EQ(spec->mab_num_explorations, 2);
   EXPECT_FALSE(spec->mab_seed);
+  EXPECT_EQ(spec->policy, "zeus");  // an original client sends no policy
+}
+
+TEST(ModelsTest, PolicyIsParsedAndChecked) {
+  const std::string base = R"({"job_id_prefix": "p", "batch_sizes": [32], "default_batch_size": 32, "max_power": 250,
+                              "number_of_gpus": 1, "gpu_model": "V100", "policy": )";
+  Parsed<JobSpec> robust = ParseJobSpec(base + R"("zeus-robust"})");
+  ASSERT_TRUE(robust) << robust.error().Summary();
+  EXPECT_EQ(robust->policy, "zeus-robust");
+  Parsed<JobSpec> unknown = ParseJobSpec(base + R"("greedy"})");
+  ASSERT_FALSE(unknown);
+  ASSERT_EQ(unknown.error().errors.size(), 1u);
+  EXPECT_EQ(unknown.error().errors[0].loc, (std::vector<std::string>{"body", "policy"}));
+  EXPECT_THAT(unknown.error().errors[0].msg, ::testing::HasSubstr("unknown batch-size policy 'greedy'"));
+  EXPECT_FALSE(ParseJobSpec(base + "3}"));  // not a string
 }
 
 TEST(ModelsTest, NullBetaDisablesEarlyStopping) {
@@ -46,6 +64,7 @@ TEST(ModelsTest, RoundTrips) {
   s.max_power = 600;
   s.number_of_gpus = 2;
   s.gpu_model = "NVIDIA H200";
+  s.policy = "zeus-robust";
   Parsed<JobSpec> back = ParseJobSpec(ToJson(s));
   ASSERT_TRUE(back) << back.error().Summary();
   EXPECT_EQ(*back, s);

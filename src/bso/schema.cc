@@ -90,6 +90,11 @@ ALTER TABLE bso_arm ADD COLUMN reward_mean DOUBLE PRECISION NOT NULL DEFAULT 0;
 ALTER TABLE bso_arm ADD COLUMN reward_m2 DOUBLE PRECISION NOT NULL DEFAULT 0;
 )sql",
               &BackfillArmStatistics},
+    // 4: the batch-size policy of a job (JobSpec.policy); older jobs ran the
+    // original.
+    Migration{R"sql(
+ALTER TABLE bso_job ADD COLUMN policy TEXT NOT NULL DEFAULT 'zeus';
+)sql"},
 };
 
 // An arbitrary constant naming the migration lock (PostgreSQL advisory lock).

@@ -30,7 +30,7 @@ namespace zeus::bso {
 // The schema version this build writes.
 // 1: the tables; 2: bso_trial.last_report_us; 3: bso_arm.reward_mean and
 // reward_m2, backfilled from the trials.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 // Creates the schema or migrates an older one to kSchemaVersion, in one
 // transaction. Safe to run from several processes at once (PostgreSQL: an

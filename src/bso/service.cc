@@ -18,6 +18,7 @@
 #include "zeus/optimizer/early_stopping.h"
 #include "zeus/optimizer/gaussian_ts.h"
 #include "zeus/optimizer/numpy_random.h"
+#include "zeus/optimizer/policy.h"
 #include "zeus/optimizer/pruning.h"
 
 namespace zeus::bso {
@@ -102,7 +103,7 @@ constexpr std::string_view kJobColumns =
     "job_id, job_id_prefix, default_batch_size, higher_is_better_metric, eta_knob, beta_knob, target_metric, "
     "max_epochs, num_pruning_rounds, window_size, max_power, number_of_gpus, gpu_model, mab_prior_mean, "
     "mab_prior_precision, mab_num_explorations, mab_seed, rng_state, stage, min_cost, min_cost_batch_size, "
-    "next_trial_number, batch_sizes";
+    "next_trial_number, batch_sizes, policy";
 
 Result<JobRow> ReadJob(const SqlRow& row) {
   JobRow j;
@@ -158,6 +159,8 @@ Result<JobRow> ReadJob(const SqlRow& row) {
     if (!bs.is_number_integer()) return Fail(ErrorCode::kInternal, fmt::format("job {}: corrupt batch_sizes", *s.job_id));
     s.batch_sizes.push_back(bs.get<int>());
   }
+  BSO_TRY(policy, row.Text(23));
+  s.policy = policy;
   return j;
 }
 
@@ -261,14 +264,21 @@ Result<std::vector<ArmRecord>> LoadArms(SqlConnection& c, const std::string& job
   return out;
 }
 
-optimizer::GaussianTsOptions BanditOptions(const JobSpec& s) {
-  optimizer::GaussianTsOptions o;
-  o.prior_mean = s.mab_prior_mean;
-  o.prior_precision = s.mab_prior_precision;
-  o.num_explorations = s.mab_num_explorations;
-  o.window_size = s.window_size;
-  return o;
+// The job's policy options: its spec with its policy applied (ParseJobSpec
+// has checked the policy's name).
+optimizer::BatchSizeOptimizerOptions PolicyOptions(const JobSpec& s) {
+  optimizer::BatchSizeOptimizerOptions o;
+  o.num_pruning_rounds = s.num_pruning_rounds;
+  o.bandit.prior_mean = s.mab_prior_mean;
+  o.bandit.prior_precision = s.mab_prior_precision;
+  o.bandit.num_explorations = s.mab_num_explorations;
+  o.bandit.window_size = s.window_size;
+  const optimizer::BatchSizePolicy policy =
+      optimizer::ParseBatchSizePolicy(s.policy).value_or(optimizer::BatchSizePolicy::kZeus);
+  return optimizer::ApplyBatchSizePolicy(policy, o);
 }
+
+optimizer::GaussianTsOptions BanditOptions(const JobSpec& s) { return PolicyOptions(s).bandit; }
 
 ArmJob ArmJobOf(const JobRow& job) {
   return ArmJob{*job.spec.job_id, job.spec.eta_knob, job.spec.max_power, BanditOptions(job.spec)};
@@ -315,11 +325,24 @@ Status BuildBandit(SqlConnection& c, JobRow& job, const std::vector<int>& surviv
 Result<TrialId> ThompsonTrial(SqlConnection& c, JobRow& job) {
   BSO_TRY(arms, LoadArms(c, *job.spec.job_id));
   if (arms.empty()) return Fail(ErrorCode::kInternal, fmt::format("job {} has no bandit arms", *job.spec.job_id));
+  const optimizer::GaussianTsOptions bandit = BanditOptions(job.spec);
   std::vector<optimizer::ArmPosterior> posteriors;
-  for (const ArmRecord& a : arms) posteriors.push_back({a.batch_size, a.num_observations, a.mean, a.precision});
+  if (bandit.variance_model == optimizer::VarianceModel::kPerArm) {
+    for (const ArmRecord& a : arms) posteriors.push_back({a.batch_size, a.num_observations, a.mean, a.precision});
+  } else {
+    // The stored posteriors are per-arm fits; a pooled model refits every arm
+    // from the stored moments (those of the rewards FitArm counts).
+    std::vector<int> sizes;
+    std::vector<optimizer::RewardMoments> moments;
+    for (const ArmRecord& a : arms) {
+      sizes.push_back(a.batch_size);
+      moments.push_back({a.num_observations, a.reward_mean, a.reward_m2});
+    }
+    posteriors = optimizer::FitArmsPooled(sizes, moments, bandit);
+  }
   BSO_TRY(state, ParseRngState(job.rng_state));
   NumpyRandom rng(state);
-  const int bs = optimizer::ThompsonChoose(posteriors, job.spec.mab_num_explorations, rng, nullptr);
+  const int bs = optimizer::ThompsonChoose(posteriors, bandit.num_explorations, rng, nullptr);
   job.rng_state = RngStateJson(rng.full_state());
   return CreateTrial(c, job, bs, TrialType::kMab);
 }
@@ -345,8 +368,9 @@ Result<TrialId> PruningTrial(SqlConnection& c, JobRow& job, std::int64_t now_us,
       t.status = TrialStatus::kFailed;
     }
   }
+  const optimizer::BatchSizeOptimizerOptions policy = PolicyOptions(job.spec);
   BSO_TRY(explorer, optimizer::PruningExplorer::Create(job.spec.batch_sizes, job.spec.default_batch_size,
-                                                       job.spec.num_pruning_rounds));
+                                                       policy.num_pruning_rounds, policy.pruning_stop));
   for (const TrialRecord& t : trials) {
     if (t.type != TrialType::kExploration || t.status == TrialStatus::kFailed) continue;
     if (t.status == TrialStatus::kDispatched) {
@@ -503,10 +527,11 @@ Result<RegisterResult> BsoService::RegisterJob(JobSpec spec) {
                                             I(s.default_batch_size),
                                             I(1),
                                             nlohmann::json(s.batch_sizes).dump(),
+                                            s.policy,
                                             I(NowUs())};
       BSO_TRY(inserted, c.Execute(fmt::format("INSERT INTO bso_job ({}, created_us) VALUES ($1, $2, $3, $4, $5, $6, "
                                               "$7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, "
-                                              "$21, $22, $23, $24)",
+                                              "$21, $22, $23, $24, $25)",
                                               kJobColumns),
                                   params));
       (void)inserted;

@@ -26,6 +26,7 @@
 #include "testing/temp_dir.h"
 #include "zeus/optimizer/batch_size_optimizer.h"
 #include "zeus/optimizer/cost.h"
+#include "zeus/optimizer/policy.h"
 
 namespace zeus::bso {
 namespace {
@@ -501,7 +502,8 @@ TEST_P(ServiceTest, MigratesAVersion1Database) {
     ASSERT_TRUE(c);
     ASSERT_TRUE((*c)->ExecuteScript(
         "ALTER TABLE bso_trial DROP COLUMN last_report_us; ALTER TABLE bso_arm DROP COLUMN reward_mean; "
-        "ALTER TABLE bso_arm DROP COLUMN reward_m2; UPDATE zeus_schema SET version = 1"));
+        "ALTER TABLE bso_arm DROP COLUMN reward_m2; ALTER TABLE bso_job DROP COLUMN policy; "
+        "UPDATE zeus_schema SET version = 1"));
   }
   Result<std::unique_ptr<BsoService>> migrated = BsoService::Open(url_);
   ASSERT_TRUE(migrated) << migrated.error().message();
@@ -514,7 +516,12 @@ TEST_P(ServiceTest, MigratesAVersion1Database) {
   ASSERT_TRUE(c);
   Result<std::vector<SqlRow>> version = (*c)->Query("SELECT version FROM zeus_schema");
   ASSERT_TRUE(version);
-  EXPECT_EQ(version->at(0).Int(0).value_or(0), 3);
+  EXPECT_EQ(version->at(0).Int(0).value_or(0), 4);
+  // The job from before the policy column runs the original policy.
+  Result<RegisterResult> again = (*migrated)->RegisterJob(Spec());
+  ASSERT_TRUE(again) << again.error().message();
+  EXPECT_FALSE(again->created);
+  EXPECT_EQ(again->job.policy, "zeus");
 }
 
 // Drives a job (the cost model of MakesTheSameDecisionsAsTheInProcessOptimizer:
@@ -663,7 +670,8 @@ TEST_P(LongHistoryTest, MigratingAVersion2DatabaseBackfillsTheArms) {
     Result<std::unique_ptr<SqlConnection>> c = OpenSqlConnection(url_);
     ASSERT_TRUE(c);
     ASSERT_TRUE((*c)->ExecuteScript("ALTER TABLE bso_arm DROP COLUMN reward_mean; ALTER TABLE bso_arm DROP COLUMN "
-                                    "reward_m2; UPDATE bso_arm SET mean = 0; UPDATE zeus_schema SET version = 2"));
+                                    "reward_m2; ALTER TABLE bso_job DROP COLUMN policy; UPDATE bso_arm SET mean = 0; "
+                                    "UPDATE zeus_schema SET version = 2"));
   }
   Result<std::unique_ptr<BsoService>> migrated = BsoService::Open(url_);
   ASSERT_TRUE(migrated) << migrated.error().message();
@@ -674,6 +682,35 @@ TEST_P(LongHistoryTest, MigratingAVersion2DatabaseBackfillsTheArms) {
   ASSERT_TRUE(arms);
   for (std::size_t i = 0; i < arms->size(); ++i) EXPECT_EQ((*arms)[i].mean, expected[i].mean);
   Drive(spec, 5, local);  // and the job goes on
+}
+
+// A job registered with policy "zeus-robust" gets the decisions of the
+// in-process optimizer under that policy (one pruning round that ends a
+// direction at a size costing more than 1.5x the best, then pooled-variance
+// Thompson sampling), and the policy is stored with the job.
+TEST_P(LongHistoryTest, HonoursTheJobSpecsPolicy) {
+  JobSpec spec = Spec();
+  spec.policy = "zeus-robust";
+  ASSERT_TRUE(service_->RegisterJob(spec));
+  optimizer::BatchSizeOptimizerOptions options;
+  options.num_pruning_rounds = spec.num_pruning_rounds;
+  options.seed = static_cast<std::uint64_t>(*spec.mab_seed);
+  options = optimizer::ApplyBatchSizePolicy(optimizer::BatchSizePolicy::kZeusRobust, options);
+  optimizer::BatchSizeOptimizer local =
+      optimizer::BatchSizeOptimizer::Create(spec.batch_sizes, spec.default_batch_size, options).value();
+  Drive(spec, 40, local);
+  Result<std::vector<TrialRecord>> trials = service_->Trials(*spec.job_id);
+  ASSERT_TRUE(trials);
+  // One round over {8, ..., 128} from 32 explores at most 5 sizes (the
+  // original's two rounds explore 8 here: 32 16 8 64 128, then 64 32 16).
+  int explorations = 0;
+  for (const TrialRecord& t : *trials) explorations += t.type == TrialType::kExploration ? 1 : 0;
+  EXPECT_LE(explorations, 5);
+  EXPECT_GE(explorations, 3);
+  Result<RegisterResult> again = service_->RegisterJob(spec);
+  ASSERT_TRUE(again) << again.error().message();
+  EXPECT_FALSE(again->created);
+  EXPECT_EQ(again->job.policy, "zeus-robust");
 }
 
 INSTANTIATE_TEST_SUITE_P(Databases, ServiceTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);

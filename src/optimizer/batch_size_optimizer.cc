@@ -9,7 +9,8 @@ namespace zeus::optimizer {
 Result<BatchSizeOptimizer> BatchSizeOptimizer::Create(std::vector<int> batch_sizes, int default_batch_size,
                                                       const BatchSizeOptimizerOptions& options) {
   Result<PruningExplorer> explorer =
-      PruningExplorer::Create(std::move(batch_sizes), default_batch_size, options.num_pruning_rounds);
+      PruningExplorer::Create(std::move(batch_sizes), default_batch_size, options.num_pruning_rounds,
+                              options.pruning_stop);
   if (!explorer) return Fail(explorer.error());
   // Validate the bandit options now rather than when pruning ends.
   if (Result<GaussianTs> probe = GaussianTs::Create({1}, options.bandit, options.seed); !probe) {

@@ -62,6 +62,47 @@ ArmPosterior FitArm(int arm, std::span<const double> rewards, const GaussianTsOp
   return FitArmFromMoments(arm, MomentsOf(rewards), options);
 }
 
+double PooledRelativeVariance(std::span<const RewardMoments> arms, const GaussianTsOptions& options) {
+  double sum = options.prior_cv_weight * options.prior_cv * options.prior_cv;
+  double dof = options.prior_cv_weight;
+  for (const RewardMoments& m : arms) {
+    if (m.count < 2 || m.mean == 0.0) continue;
+    sum += m.m2 / (m.mean * m.mean);
+    dof += static_cast<double>(m.count - 1);
+  }
+  return dof > 0 ? sum / dof : 0.0;
+}
+
+ArmPosterior FitArmPooled(int arm, const RewardMoments& moments, double relative_variance,
+                          const GaussianTsOptions& options) {
+  ArmPosterior out{arm, static_cast<int>(moments.count), options.prior_mean, options.prior_precision};
+  if (moments.count == 0) return out;
+  const auto n = static_cast<double>(moments.count);
+  const double variance = relative_variance * moments.mean * moments.mean;
+  if (variance == 0.0) {
+    out.precision = std::numeric_limits<double>::infinity();
+    out.mean = moments.mean;
+    return out;
+  }
+  const double reward_precision = 1.0 / variance;
+  out.precision = options.prior_precision + n * reward_precision;
+  out.mean = (options.prior_precision * options.prior_mean + reward_precision * (n * moments.mean)) / out.precision;
+  return out;
+}
+
+std::vector<ArmPosterior> FitArmsPooled(std::span<const int> arms, std::span<const RewardMoments> moments,
+                                        const GaussianTsOptions& options) {
+  std::vector<ArmPosterior> out;
+  out.reserve(arms.size());
+  const bool pooled = options.variance_model == VarianceModel::kPooledRelative;
+  const double relative_variance = pooled ? PooledRelativeVariance(moments, options) : 0.0;
+  for (std::size_t i = 0; i < arms.size(); ++i) {
+    out.push_back(pooled ? FitArmPooled(arms[i], moments[i], relative_variance, options)
+                         : FitArmFromMoments(arms[i], moments[i], options));
+  }
+  return out;
+}
+
 int ThompsonChoose(std::span<const ArmPosterior> arms, int num_explorations, NumpyRandom& rng,
                    std::vector<double>* samples) {
   const auto k = static_cast<std::int64_t>(arms.size());
@@ -91,6 +132,12 @@ Result<GaussianTs> GaussianTs::Create(std::vector<int> arms, const GaussianTsOpt
   if (!(options.prior_precision >= 0.0)) {
     return Fail(ErrorCode::kInvalidArgument,
                 fmt::format("the prior precision must be >= 0, got {}", options.prior_precision));
+  }
+  if (!(options.prior_cv >= 0.0) || !(options.prior_cv_weight >= 0.0) || std::isinf(options.prior_cv) ||
+      std::isinf(options.prior_cv_weight)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("the prior coefficient of variation and its weight must be finite and >= 0, got {} and {}",
+                            options.prior_cv, options.prior_cv_weight));
   }
   if (options.num_explorations < 0 || options.window_size < 0) {
     return Fail(ErrorCode::kInvalidArgument,
@@ -167,7 +214,19 @@ int GaussianTs::Predict() {
   return ThompsonChoose(Posteriors(), options_.num_explorations, rng_, &last_samples_);
 }
 
+RewardMoments GaussianTs::MomentsOfArm(const Arm& arm) const {
+  if (options_.window_size == 0) return arm.moments;
+  const std::vector<double> rewards(arm.rewards.begin(), arm.rewards.end());
+  return MomentsOf(rewards);
+}
+
 std::vector<ArmPosterior> GaussianTs::Posteriors() const {
+  if (options_.variance_model == VarianceModel::kPooledRelative) {
+    std::vector<RewardMoments> moments;
+    moments.reserve(state_.size());
+    for (const Arm& a : state_) moments.push_back(MomentsOfArm(a));
+    return FitArmsPooled(arms_, moments, options_);
+  }
   std::vector<ArmPosterior> out;
   for (std::size_t i = 0; i < arms_.size(); ++i) {
     out.push_back({arms_[i], static_cast<int>(state_[i].num_observations), state_[i].mean, state_[i].precision});

@@ -183,5 +183,66 @@ TEST(GaussianTsFreeFunctionsTest, MatchTheBandit) {
   }
 }
 
+// Pooled relative variance by hand, prior cv 0.1 with weight 2:
+// arm A rewards {-9, -11}: mean -10, m2 = 2, m2/mean^2 = 0.02, 1 dof;
+// arm B rewards {-20, -20, -26}: mean -22, m2 = 4+4+16 = 24,
+// 24/484 = 0.04958677..., 2 dof; arm C one reward (no dof).
+// (2 x 0.01 + 0.02 + 24/484) / (2 + 1 + 2) = 0.0179173553...
+TEST(PooledVarianceTest, PooledRelativeVarianceByHand) {
+  GaussianTsOptions o;
+  o.variance_model = VarianceModel::kPooledRelative;
+  const std::vector<RewardMoments> arms = {MomentsOf(std::vector<double>{-9, -11}),
+                                           MomentsOf(std::vector<double>{-20, -20, -26}),
+                                           MomentsOf(std::vector<double>{-5})};
+  EXPECT_NEAR(PooledRelativeVariance(arms, o), (0.02 + 0.02 + 24.0 / 484.0) / 5.0, 1e-15);
+  // No arm with two rewards: the prior, 0.1^2.
+  EXPECT_NEAR(PooledRelativeVariance(std::vector<RewardMoments>{arms[2]}, o), 0.01, 1e-17);
+}
+
+// Two identical rewards make the original's arm certain (precision inf);
+// the pooled fit gives variance cv^2 x mean^2 = 0.01 x 100 = 1, so
+// precision 2 / 1 = 2 and the mean -10. One reward: precision 1.
+TEST(PooledVarianceTest, CloseRewardsDoNotMakeAnArmCertain) {
+  GaussianTsOptions o;
+  o.variance_model = VarianceModel::kPooledRelative;
+  const std::vector<double> same = {-10, -10};
+  EXPECT_TRUE(std::isinf(FitArm(16, same, GaussianTsOptions{}).precision));
+  const ArmPosterior pooled = FitArmPooled(16, MomentsOf(same), 0.01, o);
+  EXPECT_EQ(pooled.arm, 16);
+  EXPECT_EQ(pooled.num_observations, 2);
+  EXPECT_DOUBLE_EQ(pooled.mean, -10.0);
+  EXPECT_DOUBLE_EQ(pooled.precision, 2.0);
+  const ArmPosterior one = FitArmPooled(16, MomentsOf(std::vector<double>{-10}), 0.01, o);
+  EXPECT_DOUBLE_EQ(one.precision, 1.0);
+  // With a prior N(-4, precision 1): precision 1 + 2 = 3, mean (1 x -4 + 2 x -10) / 3 = -8.
+  o.prior_mean = -4;
+  o.prior_precision = 1;
+  const ArmPosterior with_prior = FitArmPooled(16, MomentsOf(same), 0.01, o);
+  EXPECT_DOUBLE_EQ(with_prior.precision, 3.0);
+  EXPECT_DOUBLE_EQ(with_prior.mean, -8.0);
+}
+
+// The bandit's posteriors under the pooled model equal FitArmsPooled of its
+// arms' moments, and an arm with one reward is sampled without exploration.
+TEST(PooledVarianceTest, BanditUsesThePooledFit) {
+  GaussianTsOptions o;
+  o.variance_model = VarianceModel::kPooledRelative;
+  o.num_explorations = 1;
+  Result<GaussianTs> ts = GaussianTs::Create({8, 16}, o, 5);
+  ASSERT_TRUE(ts);
+  ASSERT_TRUE(ts->SetRewards(8, std::vector<double>{-9, -11}));
+  ASSERT_TRUE(ts->SetRewards(16, std::vector<double>{-30}));
+  const std::vector<ArmPosterior> p = ts->Posteriors();
+  // cv^2 = (0.02 + 0.02) / 3; arm 8: precision 2 / (cv^2 x 100); arm 16: 1 / (cv^2 x 900).
+  const double cv2 = 0.04 / 3.0;
+  EXPECT_NEAR(p[0].precision, 2.0 / (cv2 * 100.0), 1e-9);
+  EXPECT_NEAR(p[1].precision, 1.0 / (cv2 * 900.0), 1e-9);
+  EXPECT_EQ(p[1].mean, -30.0);
+  ts->Predict();
+  EXPECT_EQ(ts->last_samples().size(), 2u);  // sampled, not an exploration pick
+  o.prior_cv = -1;
+  EXPECT_FALSE(GaussianTs::Create({8}, o, 5));
+}
+
 }  // namespace
 }  // namespace zeus::optimizer

@@ -3,16 +3,24 @@
 #include "zeus/optimizer/pruning.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
 
 namespace zeus::optimizer {
 
-Result<PruningExplorer> PruningExplorer::Create(std::vector<int> batch_sizes, int default_batch_size, int num_rounds) {
+Result<PruningExplorer> PruningExplorer::Create(std::vector<int> batch_sizes, int default_batch_size, int num_rounds,
+                                                PruningStopRule stop) {
   if (batch_sizes.empty()) return Fail(ErrorCode::kInvalidArgument, "no batch sizes to explore");
   if (num_rounds < 1) {
     return Fail(ErrorCode::kInvalidArgument, fmt::format("the number of pruning rounds must be >= 1, got {}", num_rounds));
+  }
+  if (!(stop.cost_ratio == 0.0 || (stop.cost_ratio >= 1.0 && std::isfinite(stop.cost_ratio))) || stop.patience < 1) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("the pruning stop rule needs a cost ratio of 0 (off) or a finite number >= 1 and a "
+                            "patience >= 1, got {} and {}",
+                            stop.cost_ratio, stop.patience));
   }
   std::sort(batch_sizes.begin(), batch_sizes.end());
   if (batch_sizes.front() <= 0) {
@@ -25,11 +33,13 @@ Result<PruningExplorer> PruningExplorer::Create(std::vector<int> batch_sizes, in
     return Fail(ErrorCode::kInvalidArgument,
                 fmt::format("the default batch size {} is not one of the batch sizes", default_batch_size));
   }
-  return PruningExplorer(std::move(batch_sizes), default_batch_size, num_rounds);
+  return PruningExplorer(std::move(batch_sizes), default_batch_size, num_rounds, stop);
 }
 
-PruningExplorer::PruningExplorer(std::vector<int> sorted, int default_batch_size, int num_rounds)
-    : list_(std::move(sorted)), default_(default_batch_size), num_rounds_(num_rounds) {
+PruningExplorer::PruningExplorer(std::vector<int> sorted, int default_batch_size, int num_rounds,
+                                 PruningStopRule stop)
+    : list_(std::move(sorted)), default_(default_batch_size), num_rounds_(num_rounds),
+      stop_(stop) {
   StartRound();
 }
 
@@ -41,6 +51,9 @@ void PruningExplorer::StartRound() {
   position_ = 0;
   good_.clear();
   best_cost_ = std::numeric_limits<double>::infinity();
+  round_start_ = default_;
+  start_cost_.reset();
+  strikes_ = 0;
   Advance();
 }
 
@@ -53,6 +66,9 @@ void PruningExplorer::Advance() {
     if (direction_ == 0) {
       direction_ = 1;
       position_ = 0;
+      strikes_ = stop_.cost_ratio > 0 && start_cost_ && *start_cost_ > stop_.cost_ratio * best_cost_ ? 1 : 0;
+      if (strikes_ >= stop_.patience) position_ = directions_[1].size();  // the optimum lies below the start
+
       continue;
     }
     // The round is over.
@@ -86,7 +102,12 @@ Status PruningExplorer::Observe(int batch_size, double cost, bool reached) {
       default_ = batch_size;
     }
     good_.push_back(batch_size);
+    if (batch_size == round_start_) start_cost_ = cost;
     ++position_;
+    if (stop_.cost_ratio > 0) {
+      strikes_ = cost > stop_.cost_ratio * best_cost_ ? strikes_ + 1 : 0;
+      if (strikes_ >= stop_.patience) position_ = directions_[direction_].size();  // past the optimum
+    }
   } else {
     position_ = directions_[direction_].size();  // a failure ends this direction
   }

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "zeus/optimizer/batch_size_optimizer.h"
+#include "zeus/optimizer/policy.h"
 #include "zeus/optimizer/power_limit.h"
 
 namespace zeus::simulator::internal {
@@ -39,7 +40,7 @@ optimizer::BatchSizeOptimizerOptions BsoOptions(const SimulationOptions& options
   optimizer::BatchSizeOptimizerOptions o;
   o.bandit = options.bandit;
   o.seed = options.seed;
-  return o;
+  return optimizer::ApplyBatchSizePolicy(BatchSizePolicyOf(options.policy), o);
 }
 
 // The in-process batch-size optimizer as a BatchSizeSource.
@@ -171,6 +172,7 @@ Result<std::unique_ptr<JobPolicy>> MakePolicy(const JobTrace& job, const Simulat
   };
   switch (options.policy) {
     case Policy::kZeus:
+    case Policy::kZeusRobust:
       return make_zeus(false);
     case Policy::kBatchSizeOnly:
       return make_zeus(true);

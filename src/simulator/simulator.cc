@@ -61,8 +61,14 @@ std::string_view PolicyName(Policy policy) {
       return "power-limit-only";
     case Policy::kBatchSizeOnly:
       return "batch-size-only";
+    case Policy::kZeusRobust:
+      return "zeus-robust";
   }
   return "unknown";
+}
+
+optimizer::BatchSizePolicy BatchSizePolicyOf(Policy policy) {
+  return policy == Policy::kZeusRobust ? optimizer::BatchSizePolicy::kZeusRobust : optimizer::BatchSizePolicy::kZeus;
 }
 
 Result<SimulationResult> Simulate(const JobTrace& job, const SimulationOptions& options) {

@@ -16,7 +16,8 @@
 // num_pruning_rounds must be >= 1 (0 was accepted and then broke), window_size
 // and the prior precision must be >= 0, batch sizes must be positive and
 // distinct, time and energy must be finite and >= 0. TrialId responses carry
-// an extra "type" field; TrainingResult accepts an optional "finished": true
+// an extra "type" field; JobSpec an optional "policy" (absent: "zeus");
+// TrainingResult accepts an optional "finished": true
 // (the client stopped training on its own: record this result now).
 // Unknown fields are ignored, as pydantic v1 does.
 
@@ -51,6 +52,10 @@ struct JobSpec {
   double mab_prior_precision = 0.0;
   int mab_num_explorations = 2;
   std::optional<std::int64_t> mab_seed;
+  // Extension: the batch-size policy (zeus/optimizer/policy.h), "zeus" (the
+  // original, the default when absent) or "zeus-robust", which overrides
+  // num_pruning_rounds and mab_num_explorations with its own settings.
+  std::string policy = "zeus";
   // GpuConfig.
   double max_power = 0.0;  // W, summed over the job's GPUs
   int number_of_gpus = 0;

@@ -34,6 +34,7 @@ namespace zeus::optimizer {
 
 struct BatchSizeOptimizerOptions {
   int num_pruning_rounds = 2;
+  PruningStopRule pruning_stop;  // off by default (the original)
   GaussianTsOptions bandit;        // prior, num_explorations, window_size
   std::uint64_t seed = 123456;     // the original's default
 };

@@ -43,11 +43,27 @@
 
 namespace zeus::optimizer {
 
+// How an arm's reward variance is estimated.
+enum class VarianceModel {
+  // The original: each arm's own population variance (n / var of its
+  // rewards), so two close rewards make an arm look certain.
+  kPerArm,
+  // zeus-robust: one coefficient of variation shared by every arm (see
+  // PooledRelativeVariance), so an arm's spread is cv * |mean| whatever its
+  // own few rewards say, and an arm with one reward has a proper posterior.
+  kPooledRelative,
+};
+
 struct GaussianTsOptions {
   double prior_mean = 0.0;
   double prior_precision = 0.0;  // 0: an uninformative prior
   int num_explorations = 2;      // arms with fewer rewards are tried first
   int window_size = 0;           // newest rewards kept per arm; 0 = all
+  VarianceModel variance_model = VarianceModel::kPerArm;
+  // kPooledRelative only: the prior coefficient of variation of one run's
+  // cost, worth prior_cv_weight degrees of freedom against the arms' own.
+  double prior_cv = 0.1;
+  double prior_cv_weight = 2.0;
 };
 
 // The posterior of one arm.
@@ -89,6 +105,26 @@ ArmPosterior FitArmNumpy(int arm, std::span<const double> rewards, const Gaussia
 // count == 0.
 ArmPosterior FitArmFromMoments(int arm, const RewardMoments& moments, const GaussianTsOptions& options);
 
+// kPooledRelative: the pooled squared coefficient of variation of the arms'
+// rewards, a scaled-inverse-chi-square posterior mean with the prior as
+// pseudo-data:
+//   (w * cv0^2 + sum_a m2_a / mean_a^2) / (w + sum_a (count_a - 1))
+// over the arms with count >= 2 and a non-zero mean (w = prior_cv_weight,
+// cv0 = prior_cv); cv0^2 when no arm has two rewards.
+double PooledRelativeVariance(std::span<const RewardMoments> arms, const GaussianTsOptions& options);
+// kPooledRelative: the posterior of an arm whose rewards have `moments`,
+// with the known variance relative_variance * mean^2: r = 1 / that variance,
+// precision = prior_precision + n * r, mean = (prior_precision * prior_mean +
+// r * n * mean) / precision; precision = +inf and the mean when the variance
+// is 0; the prior when count == 0.
+ArmPosterior FitArmPooled(int arm, const RewardMoments& moments, double relative_variance,
+                          const GaussianTsOptions& options);
+// The posteriors of every arm under options.variance_model: FitArmPooled with
+// PooledRelativeVariance of all `moments` for kPooledRelative, else
+// FitArmFromMoments per arm. REQUIRES: arms.size() == moments.size().
+std::vector<ArmPosterior> FitArmsPooled(std::span<const int> arms, std::span<const RewardMoments> moments,
+                                        const GaussianTsOptions& options);
+
 // One Thompson-sampling decision over `arms` (ascending arm order), drawing
 // from `rng` exactly as the file comment says. Appends the normal draws to
 // *samples when it is not null (nothing when an exploration arm is chosen).
@@ -116,7 +152,8 @@ class GaussianTs {
   // The next arm to run (consumes random draws, see the file comment).
   int Predict();
 
-  // Posteriors in ascending arm order.
+  // Posteriors in ascending arm order (kPooledRelative: FitArmsPooled over
+  // every arm, recomputed at each call).
   std::vector<ArmPosterior> Posteriors() const;
   // The normal draws of the last Predict, one per arm in ascending order
   // (empty when it returned an exploration arm).
@@ -136,6 +173,8 @@ class GaussianTs {
   };
   GaussianTs(std::vector<int> arms, const GaussianTsOptions& options, std::uint64_t seed);
   Result<std::size_t> IndexOf(int arm) const;
+  // The moments of the rewards the arm's fit counts (its window's).
+  RewardMoments MomentsOfArm(const Arm& arm) const;
   void Fit(Arm& arm) const;
 
   std::vector<int> arms_;

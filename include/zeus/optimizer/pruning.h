@@ -12,6 +12,16 @@
 // After the round L = sorted(good). The next round starts from the round's
 // best size. After the last round the survivors are the bandit's arms.
 //
+// With a PruningStopRule of cost_ratio r > 0 and patience p (the
+// zeus-robust policy; r = 0, the default, is the original), exploration also
+// uses that a job's cost is roughly unimodal in the batch size. A size that
+// reaches the target at a cost above r x the round's least cost so far is a
+// "strike" (it is still kept); p strikes in a row end the direction (the
+// sizes beyond are further from the optimum), and a size within r x the least
+// cost resets the count. The "up" direction starts with one strike when the
+// round's starting size cost more than r x the round's least cost when
+// "down" ended (the optimum lies below it), so with p = 1 it is skipped.
+//
 // A pure state machine: Next() says which batch size to run, Observe() takes
 // its result. Thread-safety: a value type; not for concurrent use.
 
@@ -26,12 +36,19 @@
 
 namespace zeus::optimizer {
 
+struct PruningStopRule {
+  double cost_ratio = 0.0;  // 0: off (the original), else >= 1
+  int patience = 1;         // strikes in a row that end a direction, >= 1
+};
+
 class PruningExplorer {
  public:
   // Fails with kInvalidArgument when batch_sizes is empty or has a
   // non-positive or duplicate value, default_batch_size is not in it, or
-  // num_rounds < 1. The list need not be sorted.
-  static Result<PruningExplorer> Create(std::vector<int> batch_sizes, int default_batch_size, int num_rounds = 2);
+  // num_rounds < 1, stop.cost_ratio is neither 0 nor a finite number >= 1,
+  // or stop.patience < 1. The list need not be sorted.
+  static Result<PruningExplorer> Create(std::vector<int> batch_sizes, int default_batch_size, int num_rounds = 2,
+                                        PruningStopRule stop = {});
 
   // The batch size to run next; nullopt once pruning has ended. Repeated
   // calls without Observe return the same size.
@@ -53,7 +70,7 @@ class PruningExplorer {
   int round() const { return round_; }
 
  private:
-  PruningExplorer(std::vector<int> sorted, int default_batch_size, int num_rounds);
+  PruningExplorer(std::vector<int> sorted, int default_batch_size, int num_rounds, PruningStopRule stop);
   void StartRound();
   void Advance();
 
@@ -66,6 +83,10 @@ class PruningExplorer {
   std::size_t position_ = 0;
   std::vector<int> good_;
   double best_cost_ = 0;
+  PruningStopRule stop_;
+  int strikes_ = 0;                   // in the current direction
+  int round_start_ = 0;               // the round's starting size
+  std::optional<double> start_cost_;  // its cost this round, when it reached
   std::optional<int> expected_;
   std::vector<int> survivors_;
   bool failed_ = false;

@@ -24,6 +24,10 @@
 // destroyed) before the run's final report, the trial is marked failed on the
 // server (PATCH /trials) so that it is explored again.
 //
+// The batch-size policy is the job's: JobSpec.policy ("zeus", the default, or
+// "zeus-robust"; zeus/optimizer/policy.h), decided by the service from the
+// same zeus::optimizer code as `zeus simulate --policy`.
+//
 // Distributed jobs: only rank 0 asks for a batch size; copy its job id,
 // batch_size() and trial_number() to the other ranks yourself and give them
 // to AdoptTrial there, after which those ranks measure and report as rank 0

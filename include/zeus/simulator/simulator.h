@@ -37,6 +37,7 @@
 
 #include "zeus/base/error.h"
 #include "zeus/optimizer/gaussian_ts.h"
+#include "zeus/optimizer/policy.h"
 #include "zeus/simulator/job_trace.h"
 
 namespace zeus::simulator {
@@ -46,14 +47,18 @@ enum class Policy {
   kGridSearch,      // each (batch size, limit) once, then the cheapest seen
   kPowerLimitOnly,  // the default batch size, JIT power limit
   kBatchSizeOnly,   // Zeus's batch-size optimizer at each size's maximum limit
+  kZeusRobust,      // kZeus with the zeus-robust batch-size policy (optimizer/policy.h)
 };
 
-// "zeus", "grid-search", "power-limit-only", "batch-size-only".
+// "zeus", "grid-search", "power-limit-only", "batch-size-only", "zeus-robust".
 std::string_view PolicyName(Policy policy);
+// The batch-size policy a simulator policy runs (kZeusRobust: zeus-robust;
+// every other: zeus).
+optimizer::BatchSizePolicy BatchSizePolicyOf(Policy policy);
 
 // A batch-size decision maker outside the simulator, such as the batch-size
 // service (`zeus simulate --via-server`). It replaces the in-process
-// optimizer of the kZeus and kBatchSizeOnly policies.
+// optimizer of the kZeus, kZeusRobust and kBatchSizeOnly policies.
 class BatchSizeSource {
  public:
   virtual ~BatchSizeSource() = default;
@@ -89,7 +94,7 @@ struct SimulationOptions {
   // per try.
   bool record_tries = true;
   // If set, batch sizes come from here instead of the in-process optimizer
-  // (kZeus and kBatchSizeOnly only; bandit_steps stay empty).
+  // (kZeus, kZeusRobust and kBatchSizeOnly only; bandit_steps stay empty).
   BatchSizeSourceFactory batch_size_source;
   // Data drift: recurrences after drift_after_recurrence run on *drifted_job
   // (same batch sizes and limits, other costs; see experiments.h). The
