@@ -22,6 +22,10 @@ namespace {
 constexpr const char* kGpuEnergy = "energy_monitor_gpu_energy_joules";
 constexpr const char* kCpuEnergy = "energy_monitor_cpu_energy_joules";
 constexpr const char* kDramEnergy = "energy_monitor_dram_energy_joules";
+// Counters: the names Zeus's Python client exposes them under (it appends _total).
+constexpr const char* kGpuEnergyTotal = "energy_monitor_gpu_energy_joules_total";
+constexpr const char* kCpuEnergyTotal = "energy_monitor_cpu_energy_joules_total";
+constexpr const char* kDramEnergyTotal = "energy_monitor_dram_energy_joules_total";
 
 Status CheckBuckets(const std::vector<double>& buckets, const char* what) {
   if (buckets.empty()) {
@@ -177,7 +181,7 @@ struct EnergyCumulativeCounter::Impl {
         if (!g.error) gpu->Add({{"window", window}, {"index", std::to_string(g.index)}}).Increment(g.energy_j);
       }
       if (HasDram(*m) && dram == nullptr) {
-        dram = &prometheus::BuildCounter().Name(kDramEnergy).Help("Energy of a DRAM domain, joules.").Register(*registry);
+        dram = &prometheus::BuildCounter().Name(kDramEnergyTotal).Help("Energy of a DRAM domain, joules.").Register(*registry);
       }
       for (const auto& c : m->cpus) {
         if (c.error) continue;
@@ -210,9 +214,9 @@ Result<std::unique_ptr<EnergyCumulativeCounter>> EnergyCumulativeCounter::Create
   impl->monitor = &monitor;
   impl->period = update_period;
   impl->registry = std::make_shared<prometheus::Registry>();
-  impl->gpu = &prometheus::BuildCounter().Name(kGpuEnergy).Help("Energy of a GPU, joules.").Register(*impl->registry);
+  impl->gpu = &prometheus::BuildCounter().Name(kGpuEnergyTotal).Help("Energy of a GPU, joules.").Register(*impl->registry);
   impl->cpu =
-      &prometheus::BuildCounter().Name(kCpuEnergy).Help("Energy of a CPU package, joules.").Register(*impl->registry);
+      &prometheus::BuildCounter().Name(kCpuEnergyTotal).Help("Energy of a CPU package, joules.").Register(*impl->registry);
   auto pusher = Pusher::Create(std::move(target), impl->registry);
   if (!pusher) return Fail(pusher.error());
   impl->pusher = std::move(*pusher);

@@ -25,6 +25,7 @@ struct Pusher::State {
   bool pending = false;
   bool busy = false;
   bool stop = false;
+  bool abandoned = false;  // the Pusher is gone: its log function may be too
   std::uint64_t pending_window_id = 0;
   std::string pending_window;
   std::uint64_t next_window_id = 1;
@@ -63,7 +64,7 @@ struct Pusher::State {
       self->busy = false;
       if (http_status < 200 || http_status >= 300) {
         ++self->failed;
-        if (self->logged_windows.insert(window_id).second) {
+        if (!self->abandoned && self->logged_windows.insert(window_id).second) {
           const std::string reason =
               !what.empty() ? what
               : http_status < 0 ? "cannot connect (is the Pushgateway running at that address?)"
@@ -142,6 +143,7 @@ Pusher::~Pusher() {
   const bool drained = state_->cv.wait_for(lock, state_->target.flush_timeout,
                                            [&] { return !state_->pending && !state_->busy; });
   if (!drained) {
+    state_->abandoned = true;
     state_->Log(fmt::format("zeus: warning: a push to {} is still unanswered after {} ms; not waiting for it",
                             state_->target.pushgateway_url, state_->target.flush_timeout.count()));
   }
