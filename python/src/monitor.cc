@@ -41,9 +41,11 @@ namespace {
 // GPUs; no RAPL is no CPUs; RAPL that is not readable (root only since Linux
 // 5.10) is an error only when CPUs were asked for by index.
 // Needs the GIL released (device calls); returns errors for the caller to
-// raise.
+// raise, with the domain they belong to in `domain`.
 Result<std::shared_ptr<NativeMonitor>> OpenNativeMonitor(const std::optional<std::vector<std::size_t>>& gpu_indices,
-                                                         const std::optional<std::vector<std::size_t>>& cpu_indices) {
+                                                         const std::optional<std::vector<std::size_t>>& cpu_indices,
+                                                         ErrorDomain& domain) {
+  domain = ErrorDomain::kGpu;
   auto native = std::make_shared<NativeMonitor>();
   auto gpus = device::OpenGpus();
   if (gpus) {
@@ -54,6 +56,7 @@ Result<std::shared_ptr<NativeMonitor>> OpenNativeMonitor(const std::optional<std
     return Fail(Error(gpus.error().code(), gpus.error().message()).WithContext("opening the GPUs"));
   }
 
+  domain = ErrorDomain::kCpu;
   std::optional<std::vector<std::size_t>> chosen_cpus = cpu_indices;
   const bool cpus_explicit = cpu_indices && !cpu_indices->empty();
   if (!cpu_indices || !cpu_indices->empty()) {
@@ -85,7 +88,7 @@ Result<std::shared_ptr<NativeMonitor>> OpenNativeMonitor(const std::optional<std
     }
     if (native->cpus == nullptr) {
       if (cpus_explicit) {
-        return Fail(ErrorCode::kNotFound,
+        return Fail(ErrorCode::kUnavailable,
                     fmt::format("cpu_indices={} was given, but no RAPL CPU package is available{}; pass "
                                 "cpu_indices=[] to measure GPUs only",
                                 fmt::join(*cpu_indices, ","), cpus ? "" : fmt::format(" ({})", cpus.error().message())));
@@ -94,6 +97,7 @@ Result<std::shared_ptr<NativeMonitor>> OpenNativeMonitor(const std::optional<std
     }
   }
 
+  domain = ErrorDomain::kGpu;
   native->clock = native->gpus->driver_clock() != nullptr ? native->gpus->driver_clock() : &SteadyClock();
   monitor::MonitorOptions options;
   options.gpu_indices = gpu_indices;
@@ -348,15 +352,14 @@ void RegisterMonitor(py::module_& m) {
                                                             "The native state behind a zeus.monitor.ZeusMonitor.")
       .def(py::init([](std::optional<std::vector<std::size_t>> gpu_indices,
                        std::optional<std::vector<std::size_t>> cpu_indices) {
+             ErrorDomain domain = ErrorDomain::kGpu;
              Result<std::shared_ptr<NativeMonitor>> native = [&] {
                py::gil_scoped_release release;
-               return OpenNativeMonitor(gpu_indices, cpu_indices);
+               return OpenNativeMonitor(gpu_indices, cpu_indices, domain);
              }();
-             if (!native && native.error().code() == ErrorCode::kFailedPrecondition) {
-               // Zeus raises RuntimeError for unreadable RAPL with explicit cpu_indices.
-               throw std::runtime_error(native.error().message());
-             }
-             std::shared_ptr<NativeMonitor> out = Unwrap(std::move(native), ErrorDomain::kGpu);
+             // Explicit cpu_indices without readable RAPL: ZeusFailedPreconditionError or
+             // ZeusCPUInitError, both RuntimeErrors as Zeus raises.
+             std::shared_ptr<NativeMonitor> out = Unwrap(std::move(native), domain);
              RegisterForForkCheck(out);
              return out;
            }),

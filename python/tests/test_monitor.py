@@ -6,10 +6,16 @@ seconds of emulated time used P x T joules. The manual clock makes T exact."""
 from __future__ import annotations
 
 import csv
+import faulthandler
+import threading
+import time
+import warnings
 
 import pytest
 
+from conftest import a40
 from test_monitor_helpers import A40_POWER_AT_300_W, EmulatorControl, a40_busy
+from test_monitor_helpers import close_devices_after_test  # noqa: F401 (an autouse fixture)
 from zeus.monitor import Measurement, ZeusMonitor
 
 
@@ -152,3 +158,92 @@ def test_native_monitor_is_reachable(manual) -> None:
     monitor = ZeusMonitor(cpu_indices=[])
     assert isinstance(monitor._native, _native.monitor.Monitor)
     assert monitor._native.gpu_indices == [0, 1]
+
+
+def test_readings_are_on_the_emulator_clock(manual) -> None:
+    monitor = ZeusMonitor(cpu_indices=[])
+    assert monitor._native.emulated_clock
+    assert monitor._native.now() == pytest.approx(manual.now(), abs=1e-9)
+    manual.advance(1.5)
+    assert monitor._native.now() == pytest.approx(manual.now(), abs=1e-9)
+
+
+def test_short_window_warns_or_approximates(emulator) -> None:
+    # The counter advances every 100 ms; a 50 ms window sees it stand still.
+    emulator([a40_busy(counter_update_period_ms=100)], clock="manual")
+    clock = EmulatorControl()
+    plain = ZeusMonitor(cpu_indices=[])
+    approx = ZeusMonitor(cpu_indices=[], approx_instant_energy=True)
+    clock.advance(0.01)  # away from an update instant
+    plain.begin_window("w", sync_execution=False)
+    approx.begin_window("w", sync_execution=False)
+    clock.advance(0.05)
+    with pytest.warns(UserWarning, match="approx_instant_energy=True"):
+        m = plain.end_window("w", sync_execution=False)
+    assert m.gpu_energy == {0: 0.0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a = approx.end_window("w", sync_execution=False)
+    assert a.gpu_energy[0] == pytest.approx(A40_POWER_AT_300_W * 0.05, rel=1e-6)
+
+
+def test_gpu_without_energy_counter_integrates_power(emulator) -> None:
+    emulator([a40(power_w=80, energy_counter=False, power_update_period_ms=10)], clock="manual")
+    clock = EmulatorControl()
+    monitor = ZeusMonitor(cpu_indices=[])
+    monitor.begin_window("w", sync_execution=False)
+    clock.advance(2.0)
+    m = monitor.end_window("w", sync_execution=False)
+    assert m.gpu_energy[0] == pytest.approx(80.0 * 2.0, rel=1e-6)
+
+
+def test_sync_runs_before_native_reads(manual, monkeypatch) -> None:
+    import zeus.monitor.energy as energy
+
+    calls = []
+    monkeypatch.setattr(energy, "_sync_execution", lambda gpus, sync_with: calls.append((list(gpus), sync_with)))
+    monitor = ZeusMonitor(gpu_indices=[1], cpu_indices=[], sync_execution_with="cupy")
+    monitor.begin_window("w")
+    monitor.end_window("w")
+    monitor.begin_window("x", sync_execution=False)
+    monitor.end_window("x", sync_execution=False)
+    assert calls == [([1], "cupy"), ([1], "cupy")]
+
+
+def test_missing_framework_is_a_runtime_error(manual) -> None:
+    monitor = ZeusMonitor(cpu_indices=[], sync_execution_with="jax")
+    try:
+        import jax  # noqa: F401
+    except ImportError:
+        with pytest.raises(RuntimeError, match="jax"):
+            monitor.begin_window("w")
+    monitor.begin_window("w", sync_execution=False)  # works without the framework
+
+
+def test_gil_is_released_while_a_gpu_read_hangs(emulator) -> None:
+    # Energy-counter reads: 1 when the monitor probes the counter, 2 and 3 for window "a"; the 4th
+    # (window "b", begun in another thread) hangs in the driver until released.
+    emulator([a40_busy()], clock="manual",
+             faults=[{"function": "nvmlDeviceGetTotalEnergyConsumption", "hang": True, "after_calls": 3}])
+    clock = EmulatorControl()
+    monitor = ZeusMonitor(cpu_indices=[])
+    # Were the GIL held during the hung read, this thread could not run at all: end the process with
+    # the stacks after a generous deadline rather than hang the suite.
+    faulthandler.dump_traceback_later(120, exit=True)
+    monitor.begin_window("a", sync_execution=False)
+    clock.advance(1.0)
+    monitor.end_window("a", sync_execution=False)
+    done = threading.Event()
+    worker = threading.Thread(target=lambda: (monitor.begin_window("b", sync_execution=False), done.set()))
+    worker.start()
+    deadline = time.monotonic() + 60
+    while clock.hung_calls() == 0 and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert clock.hung_calls() == 1
+    # This thread runs Python while the other is blocked in the driver: the GIL was released.
+    assert sum(range(1000)) == 499500 and not done.is_set()
+    clock.release_hung_calls()
+    worker.join(timeout=60)
+    faulthandler.cancel_dump_traceback_later()
+    assert done.is_set()
+    monitor.end_window("b", sync_execution=False)

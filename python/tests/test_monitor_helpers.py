@@ -5,9 +5,25 @@ emulated GPUs must produce, computed by hand from the scenario."""
 from __future__ import annotations
 
 import ctypes
+import gc
 from typing import Any
 
+import pytest
+
 from conftest import A40_WORKLOAD, EMULATOR_LIBRARY, a40
+from zeus.device import reset_devices
+
+
+@pytest.fixture(autouse=True)
+def close_devices_after_test():
+    """Closes every device a test left open (import this name into a test module to use it).
+
+    The emulator is process-wide: while any GpuSet is open (a ZeusMonitor kept alive by a traceback's
+    reference cycle, the get_gpus() cache), NVML stays initialised and the next test's nvmlInit keeps
+    the old scenario instead of loading its own."""
+    yield
+    reset_devices()
+    gc.collect()
 
 
 class EmulatorControl:
@@ -22,6 +38,13 @@ class EmulatorControl:
         """Moves the manual clock forward (the emulator must be initialised: a ZeusMonitor is open)."""
         rc = self.lib.zeusEmulatorAdvanceTimeNs(ctypes.c_ulonglong(round(seconds * 1e9)))
         assert rc == 0, f"zeusEmulatorAdvanceTimeNs failed with {rc}"
+
+    def hung_calls(self) -> int:
+        self.lib.zeusEmulatorHungCalls.restype = ctypes.c_ulonglong
+        return self.lib.zeusEmulatorHungCalls()
+
+    def release_hung_calls(self) -> None:
+        assert self.lib.zeusEmulatorReleaseHungCalls() == 0
 
     def now(self) -> float:
         ns = ctypes.c_ulonglong(0)

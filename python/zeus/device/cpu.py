@@ -1,7 +1,9 @@
 """CPUs (Zeus's ``zeus.device.cpu``): Linux RAPL packages through powercap, read by the native device layer.
 
-Differences from Zeus: the wraparound tracking runs in a native thread per process (not one process
-per RAPL file); no Windows EMI and no zeusd.
+Differences from Zeus: ``get_total_energy_consumption`` counts from when the package was opened (the
+first ``get_cpus()``), not from the raw counter's origin; differences between two reads, which are what
+Zeus uses, are the same. The wraparound tracking runs in a native thread (not one process per RAPL
+file). No Windows EMI and no zeusd.
 """
 
 from __future__ import annotations

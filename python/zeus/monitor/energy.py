@@ -87,7 +87,8 @@ class ZeusMonitor:
 
     Raises:
         ValueError: an unknown or repeated GPU or CPU index (``ZeusGPUInvalidArgError``).
-        RuntimeError: ``cpu_indices`` given but RAPL is not readable.
+        RuntimeError: ``cpu_indices`` given (non-empty) but RAPL is absent (``ZeusCPUInitError``) or not
+            readable (``ZeusFailedPreconditionError``).
 
     Thread-safety: the methods may be called from several threads at once; each window name is one
     window whichever thread begins or ends it.

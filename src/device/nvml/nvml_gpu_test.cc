@@ -5,6 +5,8 @@
 
 #include <dlfcn.h>
 
+#include <chrono>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -64,6 +66,25 @@ class NvmlGpuTest : public ::testing::Test {
   ScopedEnv no_visible_{"CUDA_VISIBLE_DEVICES", std::nullopt};
   std::unique_ptr<ScopedEnv> config_;
 };
+
+TEST_F(NvmlGpuTest, DriverClockIsTheEmulatorsClock) {
+  UseScenario({{"gpus", {V100()}}});
+  auto gpus = Open(Options());
+  ASSERT_NE(gpus, nullptr);
+  const Clock* clock = gpus->driver_clock();
+  ASSERT_NE(clock, nullptr);
+  const std::chrono::nanoseconds before = clock->Now();
+  AdvanceEmulatorMs(1500);
+  EXPECT_EQ(clock->Now() - before, std::chrono::milliseconds(1500));
+  // SleepFor never moves a manual clock: it gives up after the same wall time.
+  clock->SleepFor(std::chrono::milliseconds(5));
+  EXPECT_EQ(clock->Now() - before, std::chrono::milliseconds(1500));
+}
+
+TEST(GpuSetTest, NoDriverClockByDefault) {
+  GpuSet empty("", {});
+  EXPECT_EQ(empty.driver_clock(), nullptr);
+}
 
 TEST_F(NvmlGpuTest, QueriesMatchTheScenario) {
   json gpu = V100();
