@@ -13,6 +13,8 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <memory>
 #include <regex>
 #include <string>
@@ -281,6 +283,37 @@ TEST_F(ExporterTest, PowerGaugeReachesPrometheus) {
   ASSERT_TRUE(testing::WaitUntil([&] { return (*gauge)->pushes_attempted() >= 2; }));
   ASSERT_TRUE((*gauge)->EndWindow("run"));
   EXPECT_EQ(WaitForValue("power_monitor_gpu_power_watts{job=\"cxx_gauge\",window=\"run\",index=\"0\"}"), 200);
+}
+
+TEST_F(ExporterTest, ZeusMonitorPushesTheCommandsWindow) {
+  const std::string scenario =
+      tmp_->Write("cli.json", json({{"state_file", tmp_->File("cli.state")},
+                                    {"gpus", {Gpu("Tesla V100-SXM2-32GB", "volta", true, 150, 250, 40)}}})
+                                  .dump());
+  const std::map<std::string, std::optional<std::string>> env = {{"ZEUS_NVML_LIBRARY", ZEUS_TEST_EMULATOR_PATH},
+                                                                  {"ZEUS_EMULATOR_CONFIG", scenario},
+                                                                  {"CUDA_VISIBLE_DEVICES", std::nullopt}};
+  const auto result = testing::RunProcess({ZEUS_TEST_CLI_PATH, "monitor", "--json", "--pushgateway",
+                                           pushgateway_->url(), "--job", "cli_job", "--", "sleep", "0.2"},
+                                          env);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const double energy_j = json::parse(result.out)["gpus"][0]["energy_j"].get<double>();
+  EXPECT_GT(energy_j, 0);
+  const std::string sel = "{job=\"cli_job\",window=\"command\",index=\"0\"}";
+  EXPECT_EQ(WaitForValue("energy_monitor_gpu_energy_joules_count" + sel), 1);
+  const auto pushed_j = prometheus_->Value("energy_monitor_gpu_energy_joules_sum" + sel);
+  ASSERT_TRUE(pushed_j.has_value());
+  EXPECT_NEAR(*pushed_j, energy_j, 1e-6 * energy_j);  // the report prints the same double, rounded
+
+  // Usage errors: exit 2 before the command runs.
+  const auto no_job = testing::RunProcess(
+      {ZEUS_TEST_CLI_PATH, "monitor", "--pushgateway", pushgateway_->url(), "--", "true"}, env);
+  EXPECT_EQ(no_job.exit_code, 2);
+  EXPECT_NE(no_job.err.find("--pushgateway and --job go together"), std::string::npos) << no_job.err;
+  const auto bad_url =
+      testing::RunProcess({ZEUS_TEST_CLI_PATH, "monitor", "--pushgateway", "ftp://x", "--job", "j", "--", "true"}, env);
+  EXPECT_EQ(bad_url.exit_code, 2);
+  EXPECT_NE(bad_url.err.find("Pushgateway URL \"ftp://x\""), std::string::npos) << bad_url.err;
 }
 
 TEST_F(ExporterTest, EveryDashboardQueryReturnsData) {
