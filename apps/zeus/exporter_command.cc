@@ -22,7 +22,7 @@ namespace zeus::cli {
 namespace {
 
 struct ExporterFlags {
-  std::string listen = "0.0.0.0:9400";
+  std::string listen = "0.0.0.0:9401";  // next to dcgm-exporter's 9400, so both can run
   int interval_ms = 100;
   std::string hostname;
   bool no_cpus = false;

@@ -199,7 +199,7 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::Start(const Collector& col
   if (colon == std::string::npos || colon == 0 || colon + 1 == listen.size() ||
       listen.find_first_not_of("0123456789", colon + 1) != std::string::npos) {
     return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("listen address \"{}\" is not ADDR:PORT (e.g. 0.0.0.0:9400 or 127.0.0.1:0)", listen));
+                fmt::format("listen address \"{}\" is not ADDR:PORT (e.g. 0.0.0.0:9401 or 127.0.0.1:0)", listen));
   }
   auto impl = std::make_unique<Impl>();
   try {
