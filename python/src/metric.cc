@@ -101,7 +101,8 @@ void RegisterMetric(py::module_& m) {
                        const std::string& job) {
              auto out = std::make_shared<Gauge>();
              out->monitor = std::move(monitor);
-             out->helper = Unwrap(exporter::PowerGauge::Create(*out->monitor->gpus, out->monitor->monitor->gpu_indices(),
+             out->helper = Unwrap(exporter::PowerGauge::Create(*out->monitor->gpus,
+                                                               out->monitor->monitor->gpu_indices(),
                                                                Period(update_period_s), Target(url, job)));
              RegisterForForkCheck(out);
              return out;

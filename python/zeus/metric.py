@@ -146,7 +146,9 @@ class PowerGauge(Metric):
         self.pushgateway_url = pushgateway_url
         self.job = job
         self.energy_monitor = ZeusMonitor(gpu_indices=gpu_indices, cpu_indices=[])
-        self._native = _native.metric.PowerGauge(self.energy_monitor._native, float(update_period), pushgateway_url, job)
+        self._native = _native.metric.PowerGauge(
+            self.energy_monitor._native, float(update_period), pushgateway_url, job
+        )
 
     def begin_window(self, name: str, sync_execution: bool = False) -> None:
         """Starts sampling (``ValueError`` if ``name`` is open)."""

@@ -54,8 +54,9 @@ void Collector::Impl::ReportState(bool gpu, std::size_t index, bool up, const st
     if (states[index] == up) return;
     states[index] = up;
   }
-  const std::string line = up ? fmt::format("zeus exporter: {} {} is up again", gpu ? "GPU" : "CPU package", index)
-                              : fmt::format("zeus exporter: {} {} is down: {}", gpu ? "GPU" : "CPU package", index, why);
+  const char* kind = gpu ? "GPU" : "CPU package";
+  const std::string line = up ? fmt::format("zeus exporter: {} {} is up again", kind, index)
+                              : fmt::format("zeus exporter: {} {} is down: {}", kind, index, why);
   if (log) {
     log(line);
   } else {

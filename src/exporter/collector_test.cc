@@ -53,9 +53,12 @@ TEST_F(CollectorTest, ExportsEveryGpuWithItsLabels) {
   const std::string text = collector_->Scrape();
   EXPECT_TRUE(Contains(text, R"(zeus_gpu_power_watts{gpu="0",hostname="h1",model="Fake V100",uuid="GPU-a"} 150)"))
       << text;
-  EXPECT_TRUE(Contains(text, R"(zeus_gpu_power_limit_watts{gpu="1",hostname="h1",model="Fake A40",uuid="GPU-b"} 250)"));
-  EXPECT_TRUE(Contains(text, R"(zeus_gpu_energy_joules_total{gpu="0",hostname="h1",model="Fake V100",uuid="GPU-a"} 300)"));
-  EXPECT_TRUE(Contains(text, R"(zeus_device_up{device="gpu",gpu="1",hostname="h1",model="Fake A40",uuid="GPU-b"} 1)"));
+  EXPECT_TRUE(
+      Contains(text, R"(zeus_gpu_power_limit_watts{gpu="1",hostname="h1",model="Fake A40",uuid="GPU-b"} 250)"));
+  EXPECT_TRUE(
+      Contains(text, R"(zeus_gpu_energy_joules_total{gpu="0",hostname="h1",model="Fake V100",uuid="GPU-a"} 300)"));
+  EXPECT_TRUE(
+      Contains(text, R"(zeus_device_up{device="gpu",gpu="1",hostname="h1",model="Fake A40",uuid="GPU-b"} 1)"));
   EXPECT_NE(text.find("# TYPE zeus_gpu_energy_joules_total counter"), std::string::npos);
   EXPECT_NE(text.find("zeus_exporter_scrape_duration_seconds{hostname=\"h1\"} "), std::string::npos);
   EXPECT_NE(text.find("process_resident_memory_bytes "), std::string::npos);
@@ -66,10 +69,12 @@ TEST_F(CollectorTest, AFailingGpuIsDownAndLoggedOncePerChange) {
   b_->FailWith("PowerLimitMw", Error(ErrorCode::kUnavailable, "GPU is lost"));
   for (int i = 0; i < 3; ++i) {
     const std::string text = collector_->Scrape();
-    EXPECT_TRUE(Contains(text, R"(zeus_device_up{device="gpu",gpu="1",hostname="h1",model="Fake A40",uuid="GPU-b"} 0)"));
+    EXPECT_TRUE(
+        Contains(text, R"(zeus_device_up{device="gpu",gpu="1",hostname="h1",model="Fake A40",uuid="GPU-b"} 0)"));
     EXPECT_EQ(text.find(R"(zeus_gpu_power_limit_watts{gpu="1")"), std::string::npos);
     // The other GPU is untouched.
-    EXPECT_TRUE(Contains(text, R"(zeus_device_up{device="gpu",gpu="0",hostname="h1",model="Fake V100",uuid="GPU-a"} 1)"));
+    EXPECT_TRUE(
+        Contains(text, R"(zeus_device_up{device="gpu",gpu="0",hostname="h1",model="Fake V100",uuid="GPU-a"} 1)"));
     EXPECT_NE(text.find(R"(zeus_gpu_power_limit_watts{gpu="0")"), std::string::npos);
   }
   ASSERT_EQ(log_.size(), 1u);

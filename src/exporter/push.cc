@@ -181,7 +181,8 @@ struct EnergyCumulativeCounter::Impl {
         if (!g.error) gpu->Add({{"window", window}, {"index", std::to_string(g.index)}}).Increment(g.energy_j);
       }
       if (HasDram(*m) && dram == nullptr) {
-        dram = &prometheus::BuildCounter().Name(kDramEnergyTotal).Help("Energy of a DRAM domain, joules.").Register(*registry);
+        dram = &prometheus::BuildCounter().Name(kDramEnergyTotal).Help("Energy of a DRAM domain, joules.")
+                    .Register(*registry);
       }
       for (const auto& c : m->cpus) {
         if (c.error) continue;
@@ -214,9 +215,11 @@ Result<std::unique_ptr<EnergyCumulativeCounter>> EnergyCumulativeCounter::Create
   impl->monitor = &monitor;
   impl->period = update_period;
   impl->registry = std::make_shared<prometheus::Registry>();
-  impl->gpu = &prometheus::BuildCounter().Name(kGpuEnergyTotal).Help("Energy of a GPU, joules.").Register(*impl->registry);
+  impl->gpu = &prometheus::BuildCounter().Name(kGpuEnergyTotal).Help("Energy of a GPU, joules.")
+                   .Register(*impl->registry);
   impl->cpu =
-      &prometheus::BuildCounter().Name(kCpuEnergyTotal).Help("Energy of a CPU package, joules.").Register(*impl->registry);
+      &prometheus::BuildCounter().Name(kCpuEnergyTotal).Help("Energy of a CPU package, joules.")
+           .Register(*impl->registry);
   auto pusher = Pusher::Create(std::move(target), impl->registry);
   if (!pusher) return Fail(pusher.error());
   impl->pusher = std::move(*pusher);

@@ -125,7 +125,8 @@ Result<std::unique_ptr<Pusher>> Pusher::Create(PushTarget target, std::shared_pt
   try {
     state->gateway = std::make_unique<prometheus::Gateway>(address->host, address->port, target.job);
   } catch (const std::exception& e) {
-    return Fail(ErrorCode::kUnavailable, fmt::format("cannot set up pushing to {}: {}", target.pushgateway_url, e.what()));
+    return Fail(ErrorCode::kUnavailable,
+                fmt::format("cannot set up pushing to {}: {}", target.pushgateway_url, e.what()));
   }
   state->target = std::move(target);
   state->registry = std::move(registry);
