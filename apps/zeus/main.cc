@@ -16,6 +16,7 @@
 #include "apps/zeus/monitor_command.h"
 #include "apps/zeus/reproduce_command.h"
 #include "apps/zeus/simulate_command.h"
+#include "apps/zeus/what_if_command.h"
 #include "zeus/base/error.h"
 
 int main(int argc, char** argv) {
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
   zeus::cli::RegisterMonitorCommand(app, &exit_code);
   zeus::cli::RegisterBsoServerCommand(app, &exit_code);
   zeus::cli::RegisterExporterCommand(app, &exit_code);
+  zeus::cli::RegisterWhatIfCommand(app, &exit_code);
 
   zeus::cli::RejectFlagValues(app);
   try {

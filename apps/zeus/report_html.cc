@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "apps/zeus/report_svg.h"
+#include "apps/zeus/reproduce_experiments.h"
 
 namespace zeus::cli::report {
 namespace {
@@ -247,6 +248,7 @@ std::string ReportHtml(const std::vector<JobRuns>& jobs, const ReportSettings& s
         Config(r.baselines.default_config.batch_size, r.baselines.default_config.power_limit_w));
   }
   html += "</table>\n<p>Per-run numbers: <a href=\"runs.csv\">runs.csv</a>.</p>\n";
+  if (settings.experiments != nullptr) html += ExperimentsHtml(*settings.experiments);
   for (const JobRuns& r : jobs) {
     const JobAggregate a = Aggregate(r);
     html += fmt::format("<section id=\"{}-{}\">\n<h2>{} on {}</h2>\n", Escape(r.job->gpu),

@@ -46,10 +46,13 @@ struct JobAggregate {
 // REQUIRES: !runs.summaries.empty().
 JobAggregate Aggregate(const JobRuns& runs);
 
+struct Experiments;  // reproduce_experiments.h
+
 struct ReportSettings {
   std::string trace_dir;
   double eta = 0.5;
   double beta = 2.0;
+  const Experiments* experiments = nullptr;  // sections appended after the main table when set
 };
 
 // The charts of a job's section, before rendering (RenderChart). Cost: the

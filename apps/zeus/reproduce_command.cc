@@ -21,7 +21,9 @@
 
 #include "apps/zeus/cli_flags.h"
 #include "apps/zeus/report_html.h"
+#include "apps/zeus/reproduce_experiments.h"
 #include "apps/zeus/simulate_command.h"
+#include "zeus/simulator/experiments.h"
 #include "zeus/simulator/job_trace.h"
 #include "zeus/simulator/metrics.h"
 #include "zeus/simulator/output.h"
@@ -52,10 +54,17 @@ struct ReproduceFlags {
   std::string seeds = "1-5";
   std::string report_dir = "zeus-report";
   bool no_report = false;
-  double eta = 0.5;
-  double beta = 2.0;
+  std::string eta = "0.5";  // a list: sensitivity
+  std::string beta = "2";   // a list: sensitivity; inf: no early stopping
   int jobs = 0;  // 0: one per core
   bool as_json = false;
+  bool potential = false;
+  bool baselines = false;
+  bool drift = false;
+  int drift_after = 0;  // 0: the job's default recurrences
+  double drift_magnitude = 1.5;
+  int drift_window = 10;
+  std::uint64_t drift_seed = 1;
 };
 
 int Failure(const Error& e) {
@@ -173,7 +182,7 @@ void PrintTable(const std::vector<JobRuns>& jobs) {
       "configuration in hindsight), in oracle jobs. Mean ± sd over seeds; Zeus = its most common last-10 choice.\n");
 }
 
-void PrintJson(const std::vector<JobRuns>& jobs) {
+void PrintJson(const std::vector<JobRuns>& jobs, const report::Experiments& e) {
   json out = json::array();
   for (const JobRuns& r : jobs) {
     const report::JobAggregate a = report::Aggregate(r);
@@ -207,7 +216,35 @@ void PrintJson(const std::vector<JobRuns>& jobs) {
                    {"regret_oracle_jobs", a.regret_oracle_jobs},
                    {"runs", runs}});
   }
+  if (e.sensitivity || !e.baselines.empty() || !e.drift.empty()) {
+    // With experiments: an object, the main runs under "jobs".
+    json all = {{"jobs", std::move(out)}};
+    if (e.sensitivity) all["sensitivity"] = report::SensitivityJson(*e.sensitivity);
+    if (!e.baselines.empty()) all["baselines"] = report::BaselinesJson(e.baselines, e.beta);
+    if (!e.drift.empty()) all["drift"] = report::DriftJson(e.drift);
+    out = std::move(all);
+  }
   fmt::print("{}\n", out.dump(2));
+}
+
+// `--potential`: no simulation, the table (or JSON) of every job's potential savings.
+int PrintPotential(const std::vector<JobRuns>& jobs, bool as_json) {
+  std::vector<report::PotentialRow> rows;
+  for (const JobRuns& r : jobs) {
+    Result<simulator::PotentialSavings> p = simulator::ComputePotentialSavings(*r.job);
+    if (!p) return Failure(p.error());
+    rows.push_back({r.job, *p});
+  }
+  fmt::print("{}", as_json ? report::PotentialJson(rows).dump(2) + "\n" : report::PotentialTable(rows));
+  return 0;
+}
+
+void PrintExperiments(const report::Experiments& e) {
+  if (e.sensitivity) {
+    fmt::print("\nSensitivity to {}:\n{}", e.sensitivity->knob, report::SensitivityTable(*e.sensitivity));
+  }
+  if (!e.baselines.empty()) fmt::print("\nBaselines:\n{}", report::BaselinesTable(e.baselines, e.beta));
+  if (!e.drift.empty()) fmt::print("\nData drift:\n{}", report::DriftTable(e.drift));
 }
 
 int RunReproduce(const ReproduceFlags& f) {
@@ -215,6 +252,18 @@ int RunReproduce(const ReproduceFlags& f) {
   // The flags first, then the files they name.
   Result<std::vector<std::uint64_t>> seeds = ParseSeeds(f.seeds);
   if (!seeds) return Failure(seeds.error());
+  Result<std::vector<double>> etas = ParseNumberList("--eta", f.eta, 0, 1, false);
+  if (!etas) return Failure(etas.error());
+  Result<std::vector<double>> betas =
+      ParseNumberList("--beta", f.beta, 0, std::numeric_limits<double>::max(), /*allow_inf=*/true);
+  if (!betas) return Failure(betas.error());
+  if (etas->size() > 1 && betas->size() > 1) {
+    return Failure(Error(ErrorCode::kInvalidArgument,
+                         "give a list to --eta or to --beta, not both (one sensitivity table at a time)"));
+  }
+  // The main runs use the first value of each list.
+  const double eta = etas->front();
+  const double beta = betas->front();
   std::vector<std::string> gpus;
   if (f.gpus) {
     Result<std::vector<std::string>> named = SplitList("--gpus", *f.gpus);
@@ -255,7 +304,7 @@ int RunReproduce(const ReproduceFlags& f) {
                                      gpus.size(), workloads.size(), seeds->size(),
                                      gpus.size() * workloads.size() * seeds->size(), kMaxRuns)));
   }
-  if (!f.no_report) {
+  if (!f.no_report && !f.potential) {
     if (Status s = PrepareOutputDirectory("--report", f.report_dir); !s) return Failure(s.error());
   }
 
@@ -270,13 +319,13 @@ int RunReproduce(const ReproduceFlags& f) {
     for (const simulator::WorkloadSpec& w : workloads) {
       Result<simulator::JobTrace> job = simulator::BuildJobTrace(*train, *power, w);
       if (!job) return Failure(job.error());
-      Result<simulator::Baselines> baselines = simulator::ComputeBaselines(*job, f.eta);
+      Result<simulator::Baselines> baselines = simulator::ComputeBaselines(*job, eta);
       if (!baselines) return Failure(baselines.error().WithContext(fmt::format("{} on {}", w.name(), gpu)));
       slices.push_back(std::make_unique<simulator::JobTrace>(std::move(*job)));
       JobRuns runs;
       runs.job = slices.back().get();
       runs.baselines = *baselines;
-      runs.configs = simulator::ExpectedConfigs(*runs.job, f.eta);
+      runs.configs = simulator::ExpectedConfigs(*runs.job, eta);
       runs.seeds = *seeds;
       runs.results.resize(seeds->size());
       runs.summaries.resize(seeds->size());
@@ -284,6 +333,7 @@ int RunReproduce(const ReproduceFlags& f) {
     }
   }
   const Clock::time_point loaded = Clock::now();
+  if (f.potential) return PrintPotential(jobs, f.as_json);
 
   // Simulate every (job, seed) on a pool of threads; results land in fixed
   // slots, so the output does not depend on scheduling.
@@ -298,8 +348,8 @@ int RunReproduce(const ReproduceFlags& f) {
       JobRuns& r = jobs[task / seeds->size()];
       const std::size_t k = task % seeds->size();
       simulator::SimulationOptions options;
-      options.eta = f.eta;
-      options.beta = f.beta;
+      options.eta = eta;
+      options.beta = beta;
       options.seed = r.seeds[k];
       Result<simulator::SimulationResult> sim = simulator::Simulate(*r.job, options);
       if (sim) {
@@ -330,13 +380,33 @@ int RunReproduce(const ReproduceFlags& f) {
   fmt::print(stderr, "reproduce: {} runs ({} recurrences) simulated in {:.1f} ms on {} thread{}; traces loaded in {:.1f} ms\n",
              total, recurrences, ms(simulated - loaded), threads, threads == 1 ? "" : "s", ms(loaded - start));
 
+  report::ExperimentRequest request;
+  request.eta = eta;
+  request.beta = beta;
+  request.etas = *etas;
+  request.betas = *betas;
+  request.baselines = f.baselines;
+  request.drift = f.drift;
+  request.drift_after = f.drift_after;
+  request.drift_spec = {f.drift_magnitude, f.drift_seed};
+  request.drift_window = f.drift_window;
+  Result<report::Experiments> experiments = report::RunExperiments(request, jobs, *seeds, threads);
+  if (!experiments) return Failure(experiments.error());
+  const Clock::time_point experimented = Clock::now();
+  if (experimented - simulated > std::chrono::milliseconds(1)) {
+    fmt::print(stderr, "reproduce: experiments simulated in {:.1f} ms\n", ms(experimented - simulated));
+  }
+
   if (f.as_json) {
-    PrintJson(jobs);
+    PrintJson(jobs, *experiments);
   } else {
     PrintTable(jobs);
+    PrintExperiments(*experiments);
   }
   if (!f.no_report) {
-    if (Status s = report::WriteReport(f.report_dir, jobs, {*dir, f.eta, f.beta}); !s) return Failure(s.error());
+    report::ReportSettings settings{*dir, eta, beta};
+    settings.experiments = &*experiments;
+    if (Status s = report::WriteReport(f.report_dir, jobs, settings); !s) return Failure(s.error());
     if (!f.as_json) fmt::print("\nReport: {}/index.html (plots) and {}/runs.csv\n", f.report_dir, f.report_dir);
   }
   return 0;
@@ -361,11 +431,34 @@ void RegisterReproduceCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--report", f->report_dir, "Directory for the report (index.html with SVG plots, runs.csv)")
       ->capture_default_str();
   cmd->add_flag("--no-report", f->no_report, "Do not write the report");
-  cmd->add_option("--eta", f->eta, "Energy-time weight of the cost, in [0, 1]")
-      ->check(NumberRange(0, 1))
+  cmd->add_option("--eta", f->eta,
+                  "Energy-time weight of the cost, in [0, 1]; a list (0,0.25,0.5,0.75,1) adds the sensitivity table "
+                  "(the main runs use the first value)")
       ->capture_default_str();
-  cmd->add_option("--beta", f->beta, "Early-stopping threshold (x the least cost so far)")
-      ->check(PositiveNumber())
+  cmd->add_option("--beta", f->beta,
+                  "Early-stopping threshold (x the least cost so far), inf for none; a list (1.5,2,3,5,inf) adds "
+                  "the sensitivity table of regret (the main runs use the first value)")
+      ->capture_default_str();
+  cmd->add_flag("--potential", f->potential,
+                "Print only the potential savings of the best (batch size, limit), of the best limit at the default "
+                "batch size and of the best batch size, from the traces' expected energies (paper Figure 1)");
+  cmd->add_flag("--baselines", f->baselines,
+                "Also run grid search without early stopping and with --beta, and compare regrets");
+  cmd->add_flag("--drift", f->drift,
+                "Also run a drifting workload: costs shift after --drift-after recurrences; Thompson sampling "
+                "with and without --drift-window");
+  cmd->add_option("--drift-after", f->drift_after,
+                  "Recurrences before the shift (default: the job's default recurrences R; R more follow)")
+      ->transform(IntegerFlag<int>(1, 1'000'000));
+  cmd->add_option("--drift-magnitude", f->drift_magnitude,
+                  "The pre-shift Oracle batch size's cost factor; the others draw from [1/M, M]")
+      ->check(NumberRange(1.01, 100))
+      ->capture_default_str();
+  cmd->add_option("--drift-window", f->drift_window, "Window of the windowed Thompson sampling")
+      ->transform(IntegerFlag<int>(1, 1'000'000))
+      ->capture_default_str();
+  cmd->add_option("--drift-seed", f->drift_seed, "Seed of the drift factors")
+      ->transform(IntegerFlag<std::uint64_t>())
       ->capture_default_str();
   cmd->add_option("--jobs", f->jobs, fmt::format("Threads to simulate on (default: one per core), at most {}", kMaxJobs))
       ->transform(IntegerFlag<int>(1, kMaxJobs));
@@ -374,6 +467,9 @@ void RegisterReproduceCommand(CLI::App& app, int* exit_code) {
       "Prints, per GPU and workload, Zeus's energy savings and time change against Default (the default batch\n"
       "size at the maximum power limit) over the last 10 recurrences and over all of them, and its regret against\n"
       "the Oracle. Progress goes to stderr. The same flags give byte-identical output and report.\n"
+      "The paper's other experiments: --potential (Figure 1), --eta or --beta lists (sensitivity tables),\n"
+      "--baselines (grid search), --drift (a seeded drifting workload; docs/simulator.md); their tables follow\n"
+      "the main one, go into the report, and into --json (then an object: \"jobs\" holds the main runs).\n"
       "At most " + std::to_string(kMaxRuns) + " runs (GPUs x workloads x seeds). Exit codes: 0 ok, 1 simulation or\n"
       "write failure, 2 bad flag, list, trace or --report directory (checked before the runs).");
   cmd->callback([f, exit_code] { *exit_code = RunReproduce(*f); });

@@ -134,7 +134,20 @@ std::string RenderSvg(const LinePlot& plot) {
           path += fmt::format(" L{:.1f},{:.1f}", X(x), Y(y));
         }
       }
-      svg += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\"/>\n", path, color);
+      if (s.line) {
+        svg += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\"/>\n", path, color);
+      }
+      const bool labels = s.point_labels.size() == s.points.size();
+      for (std::size_t i = 0; i < s.points.size(); ++i) {
+        const auto& [x, y] = s.points[i];
+        if (s.markers) {
+          svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"/>\n", X(x), Y(y), color);
+        }
+        if (labels && !s.point_labels[i].empty()) {
+          svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"#333\">{}</text>\n",
+                             X(x) + 6, Y(y) - 6, XmlEscape(s.point_labels[i]));
+        }
+      }
     }
     const double ly = top + 10 + 20.0 * static_cast<double>(k);
     svg += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" "

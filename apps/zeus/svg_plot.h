@@ -17,6 +17,11 @@ struct PlotSeries {
   std::string label;
   std::vector<std::pair<double, double>> points;  // (x, y), x ascending
   bool step = false;  // draw as a step function (value holds until the next point)
+  bool line = true;      // false: no line through the points (a scatter series)
+  bool markers = false;  // a dot at each point
+  // A text label beside each point (empty: none); used when its size equals
+  // the number of points.
+  std::vector<std::string> point_labels = {};
 };
 
 struct LinePlot {

@@ -38,5 +38,21 @@ TEST(RenderSvgTest, HasAxesLabelsLegendAndPaths) {
   EXPECT_THAT(svg, HasSubstr("</svg>"));
 }
 
+TEST(RenderSvgTest, ScatterSeriesHaveMarkersAndLabelsButNoLine) {
+  LinePlot plot;
+  PlotSeries scatter;
+  scatter.label = "limits";
+  scatter.points = {{1, 300}, {2, 240}};
+  scatter.line = false;
+  scatter.markers = true;
+  scatter.point_labels = {"300 W", "200 <W>"};
+  plot.series.push_back(scatter);
+  const std::string svg = RenderSvg(plot);
+  EXPECT_THAT(svg, Not(HasSubstr("<path")));
+  EXPECT_THAT(svg, HasSubstr("<circle"));
+  EXPECT_THAT(svg, HasSubstr(">300 W</text>"));
+  EXPECT_THAT(svg, HasSubstr(">200 &lt;W&gt;</text>"));
+}
+
 }  // namespace
 }  // namespace zeus::cli

@@ -9,6 +9,10 @@
 //   export ZEUS_NVML_LIBRARY=build/lib/libzeus-nvml-emulator.so ZEUS_EMULATOR_CONFIG=scenario.json
 //   build/bin/zeus-emulated-train --epochs 2 --steps-per-epoch 500 --selector zeus-cost --eta 0.5 --json
 //
+// With --observe the optimizer runs in observer mode: it profiles, puts the
+// original limits back, and the report adds what each selector would have
+// saved (zeus/runtime/power_limit_what_if.h), as `zeus what-if` prints it.
+//
 // With --mpi (when built with MPI), run one process per GPU under mpirun:
 // steps are in lockstep (the slowest rank's iteration time, as with DDP) and
 // the optimizer reduces its measurements over all ranks.
@@ -26,6 +30,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -50,6 +55,7 @@
 #include "zeus/monitor/monitor.h"
 #include "zeus/runtime/batch_size_optimizer.h"
 #include "zeus/runtime/power_limit_optimizer.h"
+#include "zeus/runtime/power_limit_what_if.h"
 #ifdef ZEUS_HAVE_MPI
 #include "zeus/runtime/mpi_communicator.h"
 #endif
@@ -85,6 +91,7 @@ struct Flags {
   int default_batch_size = 128;
   std::int64_t bso_seed = 1;
   bool quiet = false;
+  bool observe = false;
 };
 
 // --convergence "BS:EPOCHS,...": epochs to reach the target per batch size.
@@ -290,6 +297,7 @@ int Run(const Flags& flags, zeus::runtime::Communicator& comm) {
   if (!flags.profile_path.empty()) options.profile_path = flags.profile_path;
   options.communicator = &comm;
   if (flags.quiet) options.log = [](std::string_view) {};
+  options.observer_mode = flags.observe;
   auto optimizer = PowerLimitOptimizer::Create(**gpus, **monitor, options);
   if (!optimizer) {
     std::fprintf(stderr, "error: %s\n", optimizer.error().message().c_str());
@@ -364,6 +372,29 @@ int Run(const Flags& flags, zeus::runtime::Communicator& comm) {
   if (auto s = comm.AllReduce(job, zeus::runtime::ReduceOp::kSum); !s) return 1;
   if (auto s = comm.AllReduce(slowest, zeus::runtime::ReduceOp::kMax); !s) return 1;
 
+  // Observer mode: what each selector would have saved, against the original limit.
+  std::optional<zeus::runtime::PowerLimitWhatIfReport> what_if;
+  std::optional<zeus::Error> what_if_error;
+  if (flags.observe && o.state() == zeus::runtime::PowerLimitOptimizerState::kDone) {
+    zeus::runtime::PowerLimitWhatIfOptions w;
+    w.profile_steps = flags.profile_steps;
+    w.steps_per_epoch = flags.steps_per_epoch;
+    w.epochs = flags.epochs;
+    w.total_gpus = o.total_gpus();
+    w.eta = flags.eta;
+    w.max_slowdown = flags.max_slowdown;
+    const auto& originals = o.original_power_limits_mw();
+    if (std::all_of(originals.begin(), originals.end(), [&](auto mw) { return mw == originals.front(); })) {
+      w.baseline_power_limit_w = originals.front() / 1000.0;
+    }
+    auto report = zeus::runtime::ComputePowerLimitWhatIf(o.measurements(), w);
+    if (report) {
+      what_if = std::move(*report);
+    } else {
+      what_if_error = report.error();
+    }
+  }
+
   std::string text;
   if (flags.json) {
     json out;
@@ -389,6 +420,11 @@ int Run(const Flags& flags, zeus::runtime::Communicator& comm) {
     out["rank_time_s"] = totals.time_s;
     out["rank_energy_j"] = totals.energy_j;
     out["epochs"] = totals.epochs;
+    out["observer_mode"] = flags.observe;
+    if (flags.observe) {
+      out["what_if"] = what_if ? json::parse(zeus::runtime::PowerLimitWhatIfJson(*what_if)) : json();
+      out["what_if_error"] = what_if_error ? json(what_if_error->message()) : json();
+    }
     if (bso) {
       out["batch_size"] = *bso->batch_size();
       out["trial_number"] = bso->trial_number();
@@ -399,7 +435,12 @@ int Run(const Flags& flags, zeus::runtime::Communicator& comm) {
     }
     text = out.dump(2) + "\n";
   } else {
-    if (o.optimal_power_limit_mw()) {
+    if (o.optimal_power_limit_mw() && flags.observe) {
+      text += fmt::format("observer mode: the optimal power limit would be {} W (selector {}{}); the original limits "
+                          "were restored\n",
+                          Watts(*o.optimal_power_limit_mw()), options.selector.Describe(),
+                          o.profile_loaded() ? ", from the profile file" : "");
+    } else if (o.optimal_power_limit_mw()) {
       text += fmt::format("optimal power limit: {} W (selector {}{})\n", Watts(*o.optimal_power_limit_mw()),
                           options.selector.Describe(), o.profile_loaded() ? ", from the profile file" : "");
     } else {
@@ -411,6 +452,8 @@ int Run(const Flags& flags, zeus::runtime::Communicator& comm) {
       text += fmt::format("{:>14g} {:>14.3f} {:>12.6f}\n", m.power_limit_w, m.energy_j, m.time_s);
     }
     text += fmt::format("total: {:.6f} s, {:.3f} J over {} steps\n", slowest[0], job[0], totals.steps);
+    if (what_if) text += FormatPowerLimitWhatIfText(*what_if);
+    if (what_if_error) text += fmt::format("no what-if report: {}\n", what_if_error->message());
     if (bso) {
       text += fmt::format("batch size {} (trial {} of job {}): {} after {} epoch(s), {:.1f} s, {:.0f} J: {}\n",
                           *bso->batch_size(), bso->trial_number(), flags.bso_job_id,
@@ -449,6 +492,9 @@ int main(int argc, char** argv) {
   app.add_option("--warmup-steps", flags.warmup_steps, "optimizer: warmup steps per limit")->transform(IntegerFlag<int>(0));
   app.add_option("--profile-steps", flags.profile_steps, "optimizer: measured steps per limit")->transform(IntegerFlag<int>(1));
   app.add_option("--stride-w", flags.stride_w, "optimizer: power-limit stride, W")->check(zeus::cli::PositiveNumber());
+  app.add_flag("--observe", flags.observe,
+               "observer mode: profile, then restore the original limits instead of applying the optimum, and "
+               "report what each selector would save per epoch and over the run (--epochs x --steps-per-epoch)");
   app.add_flag("--mpi", flags.mpi, "one rank per process under mpirun (MPI communicator)");
   app.add_option("--throw-at-step", flags.throw_at_step, "testing: throw an exception at this step (0: never)")
       ->transform(IntegerFlag<int>(0));

@@ -4,7 +4,9 @@
 // zeus.optimizer.power_limit (python/zeus/optimizer/power_limit.py).
 //
 //   Optimizer(monitor, wait_steps, warmup_steps, profile_steps, pl_step_w, profile_path,
-//             selector, log, all_reduce, rank, world_size, sync)
+//             selector, log, all_reduce, rank, world_size, sync, observer_mode=False)
+//   Optimizer.what_if(steps_per_epoch, epochs, eta, max_slowdown) -> JSON text
+//             (zeus::runtime::PowerLimitWhatIfJson; baseline: the original limit)
 //
 // `selector` is ("energy" | "time" | "zeus_cost" | "max_slowdown", value) for
 // the built-in selectors, or ("custom", callable(measurements, total_gpus) ->
@@ -33,6 +35,7 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -51,6 +54,7 @@
 #include "zeus/optimizer/cost.h"
 #include "zeus/runtime/communicator.h"
 #include "zeus/runtime/power_limit_optimizer.h"
+#include "zeus/runtime/power_limit_what_if.h"
 
 namespace zeus::python {
 namespace {
@@ -189,8 +193,9 @@ class NativePowerLimitOptimizer {
   NativePowerLimitOptimizer(std::shared_ptr<NativeMonitor> monitor, int wait_steps, int warmup_steps,
                             int profile_steps, double pl_step_w, std::optional<std::string> profile_path,
                             const py::tuple& selector, py::object log, py::object all_reduce, int rank,
-                            int world_size, py::object sync)
-      : monitor_(std::move(monitor)), log_(std::move(log)), sync_(std::move(sync)), warmup_steps_(warmup_steps) {
+                            int world_size, py::object sync, bool observer_mode)
+      : monitor_(std::move(monitor)), log_(std::move(log)), sync_(std::move(sync)), warmup_steps_(warmup_steps),
+        profile_steps_(profile_steps) {
     if (!monitor_ || !monitor_->monitor) throw py::value_error("the monitor has no native Monitor");
     CheckNotForked(*monitor_, "ZeusMonitor");
     runtime::PowerLimitOptimizerOptions options;
@@ -198,6 +203,7 @@ class NativePowerLimitOptimizer {
     options.warmup_steps = warmup_steps;
     options.profile_steps = profile_steps;
     options.power_limit_stride_w = pl_step_w;
+    options.observer_mode = observer_mode;
     options.profile_path = std::move(profile_path);
     options.selector = Selector(selector);
     options.log = [sink = sink_](std::string_view line) { sink->Log(line); };
@@ -274,6 +280,24 @@ class NativePowerLimitOptimizer {
   bool ProfileLoaded() const { return optimizer_->profile_loaded(); }
   bool Restored() const { return optimizer_->restored(); }
 
+  // The observer report over this optimizer's measurements (pure arithmetic: no GIL release needed).
+  std::string WhatIf(std::int64_t steps_per_epoch, std::int64_t epochs, double eta, double max_slowdown) const {
+    runtime::PowerLimitWhatIfOptions options;
+    options.profile_steps = profile_steps_;
+    options.steps_per_epoch = steps_per_epoch;
+    options.epochs = epochs;
+    options.total_gpus = optimizer_->total_gpus();
+    options.eta = eta;
+    options.max_slowdown = max_slowdown;
+    const auto& originals = optimizer_->original_power_limits_mw();
+    if (!originals.empty() &&
+        std::all_of(originals.begin(), originals.end(), [&](auto mw) { return mw == originals.front(); })) {
+      options.baseline_power_limit_w = originals.front() / 1000.0;
+    }
+    return runtime::PowerLimitWhatIfJson(
+        Unwrap(runtime::ComputePowerLimitWhatIf(optimizer_->measurements(), options)));
+  }
+
  private:
   runtime::OptimumSelector Selector(const py::tuple& spec) {
     if (spec[0].cast<std::string>() == "custom") {
@@ -317,6 +341,7 @@ class NativePowerLimitOptimizer {
   py::object log_;
   py::object sync_;
   int warmup_steps_;
+  int profile_steps_;
   std::shared_ptr<LogSink> sink_ = std::make_shared<LogSink>();
   PendingException pending_;
   std::unique_ptr<PythonCommunicator> communicator_;
@@ -349,10 +374,11 @@ void RegisterPowerLimit(py::module_& m) {
 
   py::class_<NativePowerLimitOptimizer>(pl, "Optimizer")
       .def(py::init<std::shared_ptr<NativeMonitor>, int, int, int, double, std::optional<std::string>,
-                    const py::tuple&, py::object, py::object, int, int, py::object>(),
+                    const py::tuple&, py::object, py::object, int, int, py::object, bool>(),
            py::arg("monitor"), py::arg("wait_steps"), py::arg("warmup_steps"), py::arg("profile_steps"),
            py::arg("pl_step_w"), py::arg("profile_path"), py::arg("selector"), py::arg("log"),
-           py::arg("all_reduce"), py::arg("rank"), py::arg("world_size"), py::arg("sync"))
+           py::arg("all_reduce"), py::arg("rank"), py::arg("world_size"), py::arg("sync"),
+           py::arg("observer_mode") = false)
       .def("on_step_begin", &NativePowerLimitOptimizer::OnStepBegin)
       .def("on_epoch_end", &NativePowerLimitOptimizer::OnEpochEnd)
       .def("on_train_end", &NativePowerLimitOptimizer::OnTrainEnd)
@@ -363,7 +389,9 @@ void RegisterPowerLimit(py::module_& m) {
       .def("original_power_limits_mw", &NativePowerLimitOptimizer::OriginalPowerLimits)
       .def("total_gpus", &NativePowerLimitOptimizer::TotalGpus)
       .def("profile_loaded", &NativePowerLimitOptimizer::ProfileLoaded)
-      .def("restored", &NativePowerLimitOptimizer::Restored);
+      .def("restored", &NativePowerLimitOptimizer::Restored)
+      .def("what_if", &NativePowerLimitOptimizer::WhatIf, py::arg("steps_per_epoch"), py::arg("epochs"),
+           py::arg("eta"), py::arg("max_slowdown"));
 }
 
 }  // namespace zeus::python

@@ -8,6 +8,8 @@ built package and ``ZEUS_BUILD_DIR``; by hand::
 
 from __future__ import annotations
 
+import ctypes
+import gc
 import json
 import os
 import sys
@@ -44,6 +46,32 @@ def a40(**overrides: Any) -> dict[str, Any]:
     return gpu
 
 
+def _close_devices() -> None:
+    """Drops the devices zeus.device cached and collects garbage, so that no GpuSet outlives its test."""
+    try:
+        from zeus.device import reset_devices
+    except ImportError:
+        pass
+    else:
+        reset_devices()
+    gc.collect()
+
+
+def _emulator_state_path() -> str:
+    """The state file of the emulator initialised in this process, or "" when it is not initialised."""
+    lib = ctypes.CDLL(str(EMULATOR_LIBRARY))
+    lib.zeusEmulatorStatePath.restype = ctypes.c_char_p
+    return (lib.zeusEmulatorStatePath() or b"").decode()
+
+
+@pytest.fixture(autouse=True)
+def close_devices_after_every_test():
+    """The emulator is process-wide: while any GpuSet is open, NVML stays initialised and the next test's
+    nvmlInit keeps the old scenario. Every test ends by closing what it left open."""
+    yield
+    _close_devices()
+
+
 @pytest.fixture
 def emulator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Path]:
     """Returns ``make(gpus, **top_level)``: writes a scenario (with its own state file, so tests never share
@@ -52,6 +80,11 @@ def emulator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., P
     assert EMULATOR_LIBRARY.exists(), f"{EMULATOR_LIBRARY} is missing: build the project first (make)"
 
     def make(gpus: list[dict[str, Any]], **top_level: Any) -> Path:
+        _close_devices()
+        stale = _emulator_state_path()
+        if stale:
+            pytest.fail(f"the NVML emulator is still initialised with an earlier scenario (state file {stale}): "
+                        "an object holding GPUs outlived its test, and this test's scenario would be ignored")
         scenario = {"driver_version": "550.54.15", "state_file": str(tmp_path / "emulator-state"), "gpus": gpus}
         scenario.update(top_level)
         path = tmp_path / "scenario.json"

@@ -413,13 +413,22 @@ void PowerLimitOptimizer::Finish() {
   }
   const auto chosen_mw = static_cast<std::uint32_t>(std::llround(*chosen_w * 1000.0));
   optimal_mw_ = chosen_mw;
-  ApplyLimit(chosen_mw);
+  if (options_.observer_mode) {
+    ApplyOriginal();
+  } else {
+    ApplyLimit(chosen_mw);
+  }
   if (local_failure_ || local_rejection_) {
     Disable(local_failure_ ? *local_failure_ : *local_rejection_);
     return;
   }
   state_ = PowerLimitOptimizerState::kDone;
-  Log(fmt::format("optimal power limit {} (selector {})", Watts(chosen_mw), options_.selector.Describe()));
+  if (options_.observer_mode) {
+    Log(fmt::format("observer mode: the optimal power limit would be {} (selector {}); the original limits stay",
+                    Watts(chosen_mw), options_.selector.Describe()));
+  } else {
+    Log(fmt::format("optimal power limit {} (selector {})", Watts(chosen_mw), options_.selector.Describe()));
+  }
   if (options_.profile_path && !profile_loaded_ && comm_->rank() == 0) {
     PowerLimitProfileFile file{measurements_, gpu_model_, constraints_mw_, total_gpus_};
     if (Status s = SavePowerLimitProfile(*options_.profile_path, file); !s) {

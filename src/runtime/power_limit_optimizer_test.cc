@@ -354,6 +354,48 @@ TEST(PowerLimitOptimizerTest, SavesTheProfileAndReusesIt) {
   for (std::size_t i = 0; i < first.size(); ++i) EXPECT_DOUBLE_EQ(optimizer->measurements()[i].energy_j, first[i].energy_j);
 }
 
+// Observer mode: 2 GPUs at 200 W; per GPU the draw is the limit, so a
+// 3-step window at L takes 3 t(L) s and 2 x L x 3 t(L) J:
+// 250 W 1500 J, 200 W 1320 J, 150 W 1260 J, 100 W 1200 J. Energy picks 100 W.
+TEST(PowerLimitOptimizerTest, ObserverModeProfilesThenKeepsTheOriginalLimit) {
+  Job job(2, 200'000);
+  auto o = job.Options();
+  o.selector = OptimumSelector::Energy();
+  o.observer_mode = true;
+  auto optimizer = PowerLimitOptimizer::Create(*job.gpus_, *job.monitor_, o).value();
+  EXPECT_TRUE(optimizer->observer_mode());
+  for (int i = 0; i < 30; ++i) job.Step(*optimizer);
+  ASSERT_EQ(optimizer->state(), State::kDone);
+  EXPECT_EQ(optimizer->optimal_power_limit_mw(), 100'000u);
+  ASSERT_EQ(optimizer->measurements().size(), 4u);
+  EXPECT_NEAR(optimizer->measurements()[3].energy_j, 1200, 1e-6);
+  // Profiled every limit, then straight back to the original; 100 W is never kept.
+  EXPECT_THAT(job.fakes_[0]->power_limit_calls(), ElementsAre(200'000, 250'000, 200'000, 150'000, 100'000, 200'000));
+  EXPECT_EQ(job.fakes_[1]->PowerLimitMw().value(), 200'000u);
+  EXPECT_THAT(job.Log(), HasSubstr("observer mode: the optimal power limit would be 100 W"));
+  const auto calls = job.fakes_[0]->power_limit_calls().size();
+  for (int i = 0; i < 10; ++i) job.Step(*optimizer);
+  EXPECT_EQ(job.fakes_[0]->power_limit_calls().size(), calls);
+}
+
+TEST(PowerLimitOptimizerTest, ObserverModeWithAProfileChangesNoLimit) {
+  testing::TempDir tmp;
+  const std::string path = tmp.File("profile.json");
+  PowerLimitProfileFile file;
+  file.measurements = {{250, 1500, 3}, {200, 1320, 3.3}, {150, 1260, 4.2}, {100, 1200, 6}};
+  ASSERT_TRUE(SavePowerLimitProfile(path, file));
+  Job job(1, 200'000);
+  auto o = job.Options();
+  o.selector = OptimumSelector::Energy();
+  o.observer_mode = true;
+  o.profile_path = path;
+  auto optimizer = PowerLimitOptimizer::Create(*job.gpus_, *job.monitor_, o).value();
+  EXPECT_TRUE(optimizer->profile_loaded());
+  EXPECT_EQ(optimizer->state(), State::kDone);
+  EXPECT_EQ(optimizer->optimal_power_limit_mw(), 100'000u);
+  EXPECT_THAT(job.fakes_[0]->power_limit_calls(), ElementsAre(200'000));  // the permission probe only
+}
+
 TEST(PowerLimitOptimizerTest, AMismatchedProfileIsAnError) {
   testing::TempDir tmp;
   PowerLimitProfileFile file;

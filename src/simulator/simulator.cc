@@ -18,13 +18,34 @@ namespace {
 
 Status Validate(const SimulationOptions& o) {
   if (Status s = optimizer::ValidateEta(o.eta); !s) return s;
-  if (!(o.beta > 0) || std::isinf(o.beta)) {
-    return Fail(ErrorCode::kInvalidArgument, fmt::format("beta must be a positive number, got {}", o.beta));
+  if (!(o.beta > 0)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("beta must be a positive number (inf: no early stopping), got {}", o.beta));
   }
   if (o.num_recurrences < 0) {
     return Fail(ErrorCode::kInvalidArgument, fmt::format("recurrences must be >= 0, got {}", o.num_recurrences));
   }
   if (o.max_tries < 1) return Fail(ErrorCode::kInvalidArgument, fmt::format("max tries must be >= 1, got {}", o.max_tries));
+  return OkStatus();
+}
+
+Status ValidateDrift(const JobTrace& job, const SimulationOptions& o) {
+  if (o.drifted_job == nullptr) return OkStatus();
+  const JobTrace& d = *o.drifted_job;
+  bool same = d.batch_sizes == job.batch_sizes && d.per_batch_size.size() == job.per_batch_size.size();
+  for (std::size_t i = 0; same && i < job.per_batch_size.size(); ++i) {
+    same = d.per_batch_size[i].batch_size == job.per_batch_size[i].batch_size &&
+           d.per_batch_size[i].power_limits_w == job.per_batch_size[i].power_limits_w;
+  }
+  if (!same) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "the drifted job must have the same batch sizes and power limits as the job; build it with "
+                "DriftedJobTrace");
+  }
+  if (o.drift_after_recurrence < 0) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("drift_after_recurrence must be >= 0, got {}", o.drift_after_recurrence));
+  }
   return OkStatus();
 }
 
@@ -46,6 +67,7 @@ std::string_view PolicyName(Policy policy) {
 
 Result<SimulationResult> Simulate(const JobTrace& job, const SimulationOptions& options) {
   if (Status s = Validate(options); !s) return Fail(s.error());
+  if (Status s = ValidateDrift(job, options); !s) return Fail(s.error());
   Result<std::unique_ptr<internal::JobPolicy>> made = internal::MakePolicy(job, options);
   if (!made) return Fail(made.error());
   internal::JobPolicy& policy = **made;
@@ -61,6 +83,8 @@ Result<SimulationResult> Simulate(const JobTrace& job, const SimulationOptions& 
   result.recurrences.reserve(static_cast<std::size_t>(num_recurrences));
   if (options.record_tries) result.tries.reserve(static_cast<std::size_t>(num_recurrences) + 16);
   for (int recurrence = 1; recurrence <= num_recurrences; ++recurrence) {
+    const JobTrace& trace =
+        options.drifted_job != nullptr && recurrence > options.drift_after_recurrence ? *options.drifted_job : job;
     RecurrenceRecord rec;
     rec.recurrence = recurrence;
     double cost_acc = 0;
@@ -81,7 +105,7 @@ Result<SimulationResult> Simulate(const JobTrace& job, const SimulationOptions& 
           result.bandit_steps.push_back({recurrence, attempt, arms[a], sample});
         }
       }
-      const BatchSizeTrace* bs = job.Find(t.batch_size);
+      const BatchSizeTrace* bs = trace.Find(t.batch_size);
       if (bs == nullptr) {
         return Fail(ErrorCode::kFailedPrecondition,
                     fmt::format("recurrence {}: the trace has no runs of batch size {} with target_metric {}",

@@ -29,6 +29,9 @@
 // The limits profiled are max, max - stride, max - 2 stride, ... down to the
 // minimum, and the minimum itself is always included.
 //
+// Observer mode (options.observer_mode): the same profiling, then the
+// original limits instead of the optimum; the choice is only reported.
+//
 // Restoring: the limit each GPU had when Create ran (its *original* limit,
 // not the maximum) is put back by OnTrainEnd(), RestoreOriginalLimits(), the
 // destructor (so also when an exception unwinds through the owner), and,
@@ -163,6 +166,12 @@ struct PowerLimitOptimizerOptions {
   // Restore the original limits on SIGINT, SIGTERM, std::terminate and
   // std::exit while this optimizer lives.
   bool restore_on_exit = true;
+  // Observer mode (paper §5): profile as usual (limits do change while
+  // profiling), then put the original limits back instead of applying the
+  // optimum. The optimizer ends Done with optimal_power_limit_mw() the limit
+  // it would have chosen; with a loaded profile no limit is ever changed.
+  // zeus/runtime/power_limit_what_if.h says what the choice would save.
+  bool observer_mode = false;
   // Receives one line per event (profiling results, the choice, problems).
   // Null: "zeus: power-limit optimizer: ..." on stderr. Called from the
   // training thread, and on SIGINT/SIGTERM from the exit-restore thread, on
@@ -222,8 +231,10 @@ class PowerLimitOptimizer {
   std::uint32_t current_power_limit_mw() const {
     return power_limits_mw_.empty() ? 0 : power_limits_mw_[limit_index_];
   }
-  // The chosen limit once Done.
+  // The chosen limit once Done (in observer mode: the limit that would have
+  // been set; the original limits are in force).
   std::optional<std::uint32_t> optimal_power_limit_mw() const { return optimal_mw_; }
+  bool observer_mode() const { return options_.observer_mode; }
   // Why the optimizer is Disabled.
   const std::optional<Error>& disabled_reason() const { return disabled_reason_; }
   bool profile_loaded() const { return profile_loaded_; }

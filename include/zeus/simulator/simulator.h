@@ -76,7 +76,7 @@ using BatchSizeSourceFactory =
 struct SimulationOptions {
   Policy policy = Policy::kZeus;
   double eta = 0.5;   // energy-time weight of the cost, in [0, 1]
-  double beta = 2.0;  // early-stopping threshold, > 0
+  double beta = 2.0;  // early-stopping threshold, > 0; +inf: no early stopping
   std::uint64_t seed = 1;
   int num_recurrences = 0;  // 0: the trace's default_recurrences
   int max_tries = 20;       // per recurrence (grid search adds its number of configurations)
@@ -91,6 +91,11 @@ struct SimulationOptions {
   // If set, batch sizes come from here instead of the in-process optimizer
   // (kZeus and kBatchSizeOnly only; bandit_steps stay empty).
   BatchSizeSourceFactory batch_size_source;
+  // Data drift: recurrences after drift_after_recurrence run on *drifted_job
+  // (same batch sizes and limits, other costs; see experiments.h). The
+  // policy keeps what it learned; JIT profiling is not repeated.
+  const JobTrace* drifted_job = nullptr;
+  int drift_after_recurrence = 0;
 };
 
 // One _run_job call.
@@ -145,7 +150,8 @@ struct SimulationResult {
 };
 
 // Simulates options.num_recurrences recurrences of the job. Fails with
-// kInvalidArgument on bad options (eta outside [0, 1], beta <= 0,
+// kInvalidArgument on bad options (eta outside [0, 1], beta <= 0 or NaN,
+// a drifted_job whose batch sizes or limits differ from job's,
 // num_recurrences < 0, max_tries < 1) and with kFailedPrecondition, as the
 // original does, when the first recurrence's first run does not reach the
 // target (Zeus and batch-size-only policies), when a recurrence exhausts its

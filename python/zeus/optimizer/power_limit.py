@@ -42,11 +42,15 @@ Differences from Zeus, on purpose:
   power-limit range and the job's GPU count; a file that does not match the
   GPUs is an error instead of being used. Zeus's own files load.
 * The measurement windows are named ``__PowerLimitOptimizer_<limit>mW``.
+
+Additions: ``observer_mode=True`` (the paper's observer mode: profile, then keep the original limits) and
+``what_if()`` (what each selector would save per epoch and over the run; docs/power-limit-optimizer.md).
 """
 
 from __future__ import annotations
 
 import abc
+import json
 import logging
 import os
 import warnings
@@ -259,6 +263,10 @@ class GlobalPowerLimitOptimizer(Callback):
         pl_step: W between two profiled limits.
         profile_path: a JSON file of measurements: if it exists, it is used and nothing is profiled; otherwise it
             is written (by rank 0) when profiling ends.
+        observer_mode: not in Zeus (the paper's observer mode, §5): profile as usual (the limits do change while
+            profiling), then put the original limits back instead of applying the optimum. ``state`` becomes
+            ``Done(optimal_power_limit=...)`` with the limit that *would* have been set, and ``what_if()`` says
+            what each selector would save. With a loaded ``profile_path`` no limit is changed at all.
 
     Raises:
         ValueError: a step count or ``pl_step`` out of range; GPUs with different models or power-limit ranges;
@@ -277,6 +285,8 @@ class GlobalPowerLimitOptimizer(Callback):
         profile_steps: int = 40,
         pl_step: int = 25,
         profile_path: Optional[Union[str, os.PathLike]] = None,
+        *,
+        observer_mode: bool = False,
     ) -> None:
         if wait_steps < 0:
             raise ValueError("`wait_steps` must be non-negative.")
@@ -298,6 +308,7 @@ class GlobalPowerLimitOptimizer(Callback):
         self.profile_steps = profile_steps
         self.pl_step = pl_step * 1000  # mW, as Zeus keeps it
         self.profile_path = profile_path
+        self.observer_mode = bool(observer_mode)
 
         all_reduce = None
         rank, world_size = 0, 1
@@ -325,6 +336,7 @@ class GlobalPowerLimitOptimizer(Callback):
             world_size,
             # Framework sync around profiling windows, as Zeus's begin_window/end_window do.
             getattr(monitor, "_sync", None),
+            observer_mode=self.observer_mode,
         )
         self.power_limits: list[int] = list(self._native.power_limits_mw())
         state = self.state
@@ -355,6 +367,37 @@ class GlobalPowerLimitOptimizer(Callback):
         """Not in Zeus: the limit (mW) each monitored GPU had when the optimizer was created; restored at the
         end."""
         return list(self._native.original_power_limits_mw())
+
+    def what_if(
+        self, steps_per_epoch: int, epochs: int = 1, eta_knob: float = 0.5, max_slowdown: float = 1.1
+    ) -> dict[str, Any]:
+        """Not in Zeus: what each selector would save, from this optimizer's measurements (observer mode's report,
+        the same as ``zeus what-if`` prints from the profile file).
+
+        For each of ``Energy``, ``Time``, ``ZeusCost(eta_knob)`` and ``MaxSlowdownConstraint(max_slowdown)``: the
+        limit it would choose, and the energy (J) and time (s) it would save against the original limit (the
+        highest profiled limit if the original was not profiled or the GPUs' originals differ). A measurement
+        covers ``profile_steps`` steps, so per step = measurement / ``profile_steps``; saved per epoch =
+        ``steps_per_epoch`` x (baseline - chosen) per step; saved over the run = ``epochs`` x saved per epoch.
+        Negative savings are costs. The profiling phase is not deducted (it is the same whether the optimizer
+        observes or applies).
+
+        Returns:
+            A dict: ``baseline`` (``power_limit_w``, ``requested``, ``energy_per_step_j``, ``time_per_step_s``),
+            ``measurements`` (with ``pareto``: on the energy-time Pareto front) and ``selectors``: one dict each
+            with ``selector``, ``power_limit_w``, ``energy_saved_per_epoch_j``, ``time_saved_per_epoch_s``,
+            ``energy_saved_run_j``, ``time_saved_run_s``, ``energy_saved_percent``, ``time_saved_percent``.
+
+        Raises:
+            RuntimeError: profiling has not finished (the optimizer is not Done).
+            zeus.exception.ZeusInvalidArgumentError (a ValueError): ``steps_per_epoch`` or ``epochs`` below 1,
+                ``eta_knob`` outside [0, 1], or ``max_slowdown`` below 1.
+        """
+        if not isinstance(self.state, Done):
+            raise RuntimeError(
+                "what_if() needs the profiling results: call it once the optimizer is Done (after profiling ends)."
+            )
+        return json.loads(self._native.what_if(steps_per_epoch, epochs, float(eta_knob), float(max_slowdown)))
 
     def on_step_begin(self) -> None:
         """Call at the start of every training step."""
@@ -399,6 +442,8 @@ class HFGlobalPowerLimitOptimizer(_TrainerCallback):  # type: ignore[misc,valid-
         profile_steps: int = 40,
         pl_step: int = 25,
         profile_path: Optional[Union[str, os.PathLike]] = None,
+        *,
+        observer_mode: bool = False,
     ) -> None:
         if _TRANSFORMERS_ERROR is not None:
             raise ImportError(
@@ -413,6 +458,7 @@ class HFGlobalPowerLimitOptimizer(_TrainerCallback):  # type: ignore[misc,valid-
             profile_steps=profile_steps,
             pl_step=pl_step,
             profile_path=profile_path,
+            observer_mode=observer_mode,
         )
 
     def on_step_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
