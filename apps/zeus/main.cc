@@ -11,6 +11,7 @@
 
 #include "apps/zeus/bso_server_command.h"
 #include "apps/zeus/cli_flags.h"
+#include "apps/zeus/exporter_command.h"
 #include "apps/zeus/info_command.h"
 #include "apps/zeus/monitor_command.h"
 #include "apps/zeus/reproduce_command.h"
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
   zeus::cli::RegisterReproduceCommand(app, &exit_code);
   zeus::cli::RegisterMonitorCommand(app, &exit_code);
   zeus::cli::RegisterBsoServerCommand(app, &exit_code);
+  zeus::cli::RegisterExporterCommand(app, &exit_code);
   zeus::cli::RegisterWhatIfCommand(app, &exit_code);
 
   zeus::cli::RejectFlagValues(app);

@@ -27,6 +27,7 @@
 #include "apps/zeus/monitor_child.h"
 #include "apps/zeus/svg_plot.h"
 #include "zeus/device/discovery.h"
+#include "zeus/exporter/push.h"
 #include "zeus/monitor/monitor.h"
 #include "zeus/monitor/power_monitor.h"
 
@@ -51,6 +52,8 @@ struct MonitorFlags {
   std::string timeline;
   std::string plot;
   std::string output;
+  std::string pushgateway;  // push the window as EnergyHistogram does
+  std::string job;
   std::vector<std::string> command;
   // `monitor power`
   long long live_interval_ms = 500;
@@ -283,6 +286,10 @@ int RunMonitor(MonitorFlags& flags) {
   };
   if (flags.command.empty()) return usage_error("no command to measure; usage: zeus monitor [OPTIONS] -- CMD ARGS...");
   ParseGpuList(flags);  // the ranges were checked while parsing
+  if (flags.pushgateway.empty() != flags.job.empty()) {
+    return usage_error("--pushgateway and --job go together: give both (e.g. --pushgateway http://localhost:9091 "
+                       "--job train)");
+  }
   const std::pair<const char*, const std::string*> paths[] = {
       {"-o/--output", &flags.output}, {"--timeline", &flags.timeline}, {"--plot", &flags.plot}};
   for (const auto& [flag, path] : paths) {
@@ -333,15 +340,22 @@ int RunMonitor(MonitorFlags& flags) {
     return ExitCodeFor(mon.error().code());
   }
 
+  std::unique_ptr<exporter::EnergyHistogram> push;  // pushes in the background; its destructor waits (bounded)
+  if (!flags.pushgateway.empty()) {
+    auto created = exporter::EnergyHistogram::Create(**mon, {flags.pushgateway, flags.job, nullptr});
+    if (!created) return usage_error(created.error().message());
+    push = std::move(*created);
+  }
+
   TestHoldBeforeStart();
   if (std::optional<int> early = relay.TakePending()) return ReportNotStarted(flags, *early);
 
   const nanoseconds start = clock.Now();
   const nanoseconds wall_start = SteadyClock().Now();
-  (void)(*mon)->BeginWindow("command");
+  (void)(push ? push->BeginWindow("command") : (*mon)->BeginWindow("command"));
   auto child = relay.Run(flags.command, std::chrono::duration_cast<nanoseconds>(
                                             std::chrono::duration<double>(flags.kill_after_s)));
-  auto measurement = (*mon)->EndWindow("command");
+  auto measurement = push ? push->EndWindow("command") : (*mon)->EndWindow("command");
   const nanoseconds wall_end = SteadyClock().Now();
   const nanoseconds end = clock.Now();
   if (!child) {
@@ -571,6 +585,10 @@ void RegisterMonitorCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--timeline", flags->timeline, "Write the power timeline per GPU (CSV, or JSON for *.json)");
   cmd->add_option("--plot", flags->plot, "Write an SVG plot of power over time per GPU");
   cmd->add_option("-o,--output", flags->output, "Write the report to this file instead of stdout");
+  cmd->add_option("--pushgateway", flags->pushgateway,
+                  "Push the command's energy to this Prometheus Pushgateway (http://HOST:PORT) as Zeus's "
+                  "EnergyHistogram does (window=\"command\"); needs --job");
+  cmd->add_option("--job", flags->job, "The Pushgateway job name for --pushgateway");
   cmd->add_option("command", flags->command, "The command to run, after --")->expected(-1);
   cmd->footer(
       "Runs the command and passes its exit code through (128+N if killed by signal N; 127/126 if it cannot be\n"

@@ -44,6 +44,7 @@ void RegisterDevice(py::module_& m);
 void RegisterMonitor(py::module_& m);
 void RegisterPowerLimit(py::module_& m);
 void RegisterBatchSize(py::module_& m);
+void RegisterMetric(py::module_& m);
 
 }  // namespace zeus::python
 

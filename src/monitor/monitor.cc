@@ -289,7 +289,11 @@ Status Monitor::BeginWindow(std::string_view name) {
   return OkStatus();
 }
 
-Result<Measurement> Monitor::EndWindow(std::string_view name, bool cancel) {
+Result<Measurement> Monitor::EndWindow(std::string_view name, bool cancel) { return End(name, cancel, false); }
+
+Result<Measurement> Monitor::EndWindowAndRestart(std::string_view name) { return End(name, false, true); }
+
+Result<Measurement> Monitor::End(std::string_view name, bool cancel, bool restart) {
   Snapshot begin;
   {
     std::lock_guard lock(impl_->mu);
@@ -307,6 +311,10 @@ Result<Measurement> Monitor::EndWindow(std::string_view name, bool cancel) {
     return m;
   }
   Snapshot end = impl_->Take(/*at_end=*/true);
+  if (restart) {
+    std::lock_guard lock(impl_->mu);
+    impl_->windows.try_emplace(std::string(name), end);
+  }
   const nanoseconds duration = end.time - begin.time;
   m.time_s = Seconds(duration);
   for (std::size_t k = 0; k < impl_->gpu_indices.size(); ++k) {

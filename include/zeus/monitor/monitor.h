@@ -120,6 +120,10 @@ class Monitor {
   // With cancel, the window is dropped: the measurement has cancelled = true
   // and zero figures, and nothing is logged.
   Result<Measurement> EndWindow(std::string_view name, bool cancel = false);
+  // Ends the window `name` like EndWindow and begins it again from the same
+  // end reading, so consecutive calls tile time: no energy between them is
+  // lost or counted twice (for periodic sub-windows).
+  Result<Measurement> EndWindowAndRestart(std::string_view name);
   // Names of the windows open now.
   std::vector<std::string> OpenWindows() const;
 
@@ -131,6 +135,7 @@ class Monitor {
  private:
   struct Impl;
   explicit Monitor(std::unique_ptr<Impl> impl);
+  Result<Measurement> End(std::string_view name, bool cancel, bool restart);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,0 +1,113 @@
+// Copyright 2026 The Zeus C++ Authors.
+
+#include "apps/zeus/exporter_command.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "apps/zeus/cli_flags.h"
+#include "zeus/base/error.h"
+#include "zeus/device/discovery.h"
+#include "zeus/exporter/collector.h"
+
+namespace zeus::cli {
+namespace {
+
+struct ExporterFlags {
+  std::string listen = "0.0.0.0:9401";  // next to dcgm-exporter's 9400, so both can run
+  int interval_ms = 100;
+  std::string hostname;
+  bool no_cpus = false;
+  std::string ready_file;
+};
+
+int Failed(const Error& e) {
+  std::fprintf(stderr, "error: %s\n", e.message().c_str());
+  return ExitCodeFor(e.code());
+}
+
+int RunExporter(const ExporterFlags& flags) {
+  std::unique_ptr<cli::OutputFile> ready;
+  if (!flags.ready_file.empty()) {
+    auto file = OutputFile::Open("--ready-file", flags.ready_file);
+    if (!file) return Failed(file.error());
+    ready = std::make_unique<OutputFile>(std::move(*file));
+  }
+  // No NVIDIA driver is not an error: the CPUs are still exported.
+  const char* lib_env = std::getenv("ZEUS_NVML_LIBRARY");
+  const bool explicit_library = lib_env != nullptr && *lib_env != '\0';
+  std::unique_ptr<device::GpuSet> gpus;
+  if (auto opened = device::OpenGpus()) {
+    gpus = std::move(*opened);
+  } else if (explicit_library || opened.error().code() != ErrorCode::kUnavailable) {
+    return Failed(opened.error());
+  } else {
+    std::fprintf(stderr, "zeus exporter: %s; exporting CPUs only\n", opened.error().message().c_str());
+  }
+  std::unique_ptr<device::CpuSet> cpus;
+  if (!flags.no_cpus) {
+    auto opened = device::OpenCpus();
+    if (!opened) return Failed(opened.error());
+    cpus = std::move(*opened);
+  }
+
+  // SIGINT and SIGTERM are taken by sigwait below: blocked before any thread
+  // starts, so every thread inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  exporter::CollectorOptions options;
+  options.sample_interval = std::chrono::milliseconds(flags.interval_ms);
+  options.hostname = flags.hostname;
+  auto collector = exporter::Collector::Create(gpus.get(), cpus.get(), options);
+  if (!collector) return Failed(collector.error());
+  auto server = exporter::MetricsServer::Start(**collector, flags.listen);
+  if (!server) return Failed(server.error());
+  const std::string address = flags.listen.substr(0, flags.listen.rfind(':'));
+  const std::string url = fmt::format("http://{}:{}/metrics", address, (*server)->port());
+  std::fprintf(stderr, "zeus exporter: serving %zu GPU%s and %zu CPU package%s at %s\n", gpus ? gpus->size() : 0,
+               gpus && gpus->size() == 1 ? "" : "s", cpus ? cpus->size() : 0, cpus && cpus->size() == 1 ? "" : "s",
+               url.c_str());
+  if (ready) {
+    if (Status s = ready->Commit(url + "\n"); !s) return Failed(s.error());
+  }
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  std::fprintf(stderr, "zeus exporter: stopping on signal %d\n", signal_number);
+  return 0;
+}
+
+}  // namespace
+
+void RegisterExporterCommand(CLI::App& app, int* exit_code) {
+  auto flags = std::make_shared<ExporterFlags>();
+  CLI::App* cmd = app.add_subcommand("exporter", "Serve GPU and CPU power, energy, limits and temperatures to "
+                                                 "Prometheus at http://ADDR:PORT/metrics");
+  cmd->add_option("--listen", flags->listen, "ADDR:PORT to listen on (port 0: any free port)")
+      ->capture_default_str();
+  cmd->add_option("--interval-ms", flags->interval_ms, "Power and temperature sampling period, milliseconds")
+      ->transform(IntegerFlag<int>(1, 60000))
+      ->capture_default_str();
+  cmd->add_option("--hostname", flags->hostname, "The hostname label (default: this machine's hostname)");
+  cmd->add_flag("--no-cpus", flags->no_cpus, "Do not export RAPL CPU and DRAM energy");
+  cmd->add_option("--ready-file", flags->ready_file,
+                  "Write the metrics URL (with the port bound) to this file once serving");
+  cmd->footer(
+      "Runs until SIGINT or SIGTERM. Metrics: zeus_gpu_power_watts, zeus_gpu_power_limit_watts,\n"
+      "zeus_gpu_temperature_celsius, zeus_gpu_energy_joules_total, zeus_cpu_energy_joules_total,\n"
+      "zeus_dram_energy_joules_total, zeus_device_up, zeus_exporter_scrape_duration_seconds, process_*.");
+  cmd->callback([flags, exit_code] { *exit_code = RunExporter(*flags); });
+}
+
+}  // namespace zeus::cli

@@ -1,0 +1,103 @@
+// Copyright 2026 The Zeus C++ Authors.
+//
+// zeus::exporter::Collector: the Prometheus metrics of one host's devices,
+// for `zeus exporter` and (later) zeusd's `--enable metrics`.
+//
+// Metrics (base units, Prometheus naming rules), every series labelled
+// `hostname`:
+//   zeus_gpu_power_watts{gpu,uuid,model}            gauge, latest sampled power
+//   zeus_gpu_power_limit_watts{gpu,uuid,model}      gauge, read at scrape time
+//   zeus_gpu_temperature_celsius{gpu,uuid,model}    gauge, latest sampled
+//   zeus_gpu_energy_joules_total{gpu,uuid,model}    counter: the driver's
+//       energy counter (Volta and newer), else the sampled power integrated
+//   zeus_cpu_energy_joules_total{package}           counter (RAPL, wraps folded in)
+//   zeus_dram_energy_joules_total{package}          counter (packages with DRAM)
+//   zeus_device_up{device="gpu",gpu,uuid,model}     1 when every read of the
+//   zeus_device_up{device="cpu",package}            device succeeded, else 0
+//   zeus_exporter_scrape_duration_seconds           gauge, this collection
+//   process_cpu_seconds_total, process_resident_memory_bytes,
+//   process_virtual_memory_bytes, process_start_time_seconds, process_open_fds
+//
+// A device whose reads fail keeps its zeus_device_up series (at 0) and loses
+// only its value series; the other devices are unaffected. Each change of a
+// device's state is logged once. Label values are bounded: indices, UUIDs and
+// model names of the devices opened at construction.
+//
+// Power and temperature come from a PowerMonitor sampling every GPU at
+// `sample_interval`; a scrape reads only the energy counters and limits, so
+// its cost does not grow with the sampling rate.
+//
+// Thread-safety: Scrape() may be called from several threads at once.
+
+#ifndef ZEUS_EXPORTER_COLLECTOR_H_
+#define ZEUS_EXPORTER_COLLECTOR_H_
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "zeus/base/error.h"
+#include "zeus/device/cpu.h"
+#include "zeus/device/gpu.h"
+
+namespace zeus::exporter {
+
+// Receives one log line (no trailing newline). Null: written to stderr.
+using LogFunction = std::function<void(std::string_view)>;
+
+struct CollectorOptions {
+  // Power and temperature sampling period.
+  std::chrono::nanoseconds sample_interval = std::chrono::milliseconds(100);
+  // The `hostname` label; empty: gethostname().
+  std::string hostname;
+  LogFunction log;
+};
+
+class Collector {
+ public:
+  // `gpus` and `cpus` may be null (no such devices) and must outlive the
+  // Collector. Errors: kInvalidArgument for a sample_interval <= 0.
+  static Result<std::unique_ptr<Collector>> Create(const device::GpuSet* gpus, const device::CpuSet* cpus,
+                                                   CollectorOptions options = {});
+  ~Collector();  // stops the sampling threads
+  Collector(const Collector&) = delete;
+  Collector& operator=(const Collector&) = delete;
+
+  // The metrics now, in the Prometheus text exposition format 0.0.4.
+  std::string Scrape() const;
+
+  // Internal: the prometheus-cpp view of this collector (see src/exporter/).
+  struct Impl;
+  Impl& impl() const { return *impl_; }
+
+ private:
+  explicit Collector(std::shared_ptr<Impl> impl);
+  std::shared_ptr<Impl> impl_;
+};
+
+// Serves a Collector's metrics at http://<listen>/metrics with
+// prometheus-cpp's pull Exposer (civetweb), on its own threads.
+class MetricsServer {
+ public:
+  // `listen` is "ADDR:PORT" (port 0: any free port, see port()). The
+  // collector must outlive the server. Errors: kInvalidArgument for a
+  // malformed address; kUnavailable when it cannot be bound.
+  static Result<std::unique_ptr<MetricsServer>> Start(const Collector& collector, const std::string& listen);
+  ~MetricsServer();
+  MetricsServer(const MetricsServer&) = delete;
+  MetricsServer& operator=(const MetricsServer&) = delete;
+
+  // The port actually bound.
+  int port() const;
+
+ private:
+  struct Impl;
+  explicit MetricsServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace zeus::exporter
+
+#endif  // ZEUS_EXPORTER_COLLECTOR_H_

@@ -1,0 +1,223 @@
+// Copyright 2026 The Zeus C++ Authors.
+
+#include <fmt/format.h>
+#include <prometheus/exposer.h>
+#include <prometheus/text_serializer.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <exception>
+
+#include "exporter/collector_impl.h"
+#include "exporter/process_metrics.h"
+
+namespace zeus::exporter {
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+
+class CollectableAdapter : public prometheus::Collectable {
+ public:
+  explicit CollectableAdapter(const Collector::Impl* impl) : impl_(impl) {}
+  std::vector<MetricFamily> Collect() const override { return impl_->Collect(); }
+
+ private:
+  const Collector::Impl* impl_;
+};
+
+std::string Hostname() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "unknown";
+  return name;
+}
+
+ClientMetric Metric(std::vector<ClientMetric::Label> labels, double value, MetricType type) {
+  ClientMetric m;
+  m.label = std::move(labels);
+  if (type == MetricType::Counter) {
+    m.counter.value = value;
+  } else {
+    m.gauge.value = value;
+  }
+  return m;
+}
+
+}  // namespace
+
+void Collector::Impl::ReportState(bool gpu, std::size_t index, bool up, const std::string& why) const {
+  {
+    std::lock_guard lock(state_mu);
+    std::vector<bool>& states = gpu ? gpu_up : cpu_up;
+    if (states[index] == up) return;
+    states[index] = up;
+  }
+  const char* kind = gpu ? "GPU" : "CPU package";
+  const std::string line = up ? fmt::format("zeus exporter: {} {} is up again", kind, index)
+                              : fmt::format("zeus exporter: {} {} is down: {}", kind, index, why);
+  if (log) {
+    log(line);
+  } else {
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+}
+
+std::vector<MetricFamily> Collector::Impl::Collect() const {
+  const auto started = std::chrono::steady_clock::now();
+  MetricFamily power{"zeus_gpu_power_watts", "GPU power draw, latest sample.", MetricType::Gauge, {}};
+  MetricFamily limit{"zeus_gpu_power_limit_watts", "GPU power limit in force.", MetricType::Gauge, {}};
+  MetricFamily temperature{"zeus_gpu_temperature_celsius", "GPU temperature, latest sample.", MetricType::Gauge, {}};
+  MetricFamily gpu_energy{"zeus_gpu_energy_joules_total", "GPU energy since the driver loaded (energy counter) or "
+                          "since the exporter started (integrated power).", MetricType::Counter, {}};
+  MetricFamily cpu_energy{"zeus_cpu_energy_joules_total", "CPU package energy (RAPL) since the exporter started.",
+                          MetricType::Counter, {}};
+  MetricFamily dram_energy{"zeus_dram_energy_joules_total", "DRAM energy (RAPL) since the exporter started.",
+                           MetricType::Counter, {}};
+  MetricFamily up{"zeus_device_up", "1 when every read of the device succeeded at this scrape, else 0.",
+                  MetricType::Gauge, {}};
+
+  const std::size_t gpu_count = gpus ? gpus->size() : 0;
+  for (std::size_t i = 0; i < gpu_count; ++i) {
+    const GpuInfo& info = gpu_info[i];
+    std::vector<ClientMetric::Label> labels{
+        {"gpu", info.index}, {"hostname", hostname}, {"model", info.model}, {"uuid", info.uuid}};
+    device::Gpu& gpu = gpus->gpu(i);
+    std::string problem;
+    // The newest sample: power and temperature (read on every tick here).
+    std::vector<monitor::PowerSample> timeline = power_monitor->Timeline(i);
+    if (!timeline.empty() && timeline.back().instant_mw) {
+      power.metric.push_back(Metric(labels, *timeline.back().instant_mw / 1000.0, MetricType::Gauge));
+      if (timeline.back().temperature_c) {
+        temperature.metric.push_back(Metric(labels, *timeline.back().temperature_c, MetricType::Gauge));
+      }
+    } else {
+      problem = "its latest power sample failed";
+    }
+    if (auto limit_mw = gpu.PowerLimitMw()) {
+      limit.metric.push_back(Metric(labels, *limit_mw / 1000.0, MetricType::Gauge));
+    } else {
+      problem = limit_mw.error().message();
+    }
+    if (info.has_counter) {
+      if (auto energy_mj = gpu.TotalEnergyMj()) {
+        gpu_energy.metric.push_back(Metric(labels, static_cast<double>(*energy_mj) / 1000.0, MetricType::Counter));
+      } else {
+        problem = energy_mj.error().message();
+      }
+    } else if (auto energy_j = power_monitor->CumulativeEnergyJ(i, clock->Now())) {
+      gpu_energy.metric.push_back(Metric(labels, *energy_j, MetricType::Counter));
+    } else {
+      problem = energy_j.error().message();
+    }
+    labels.insert(labels.begin(), {"device", "gpu"});
+    up.metric.push_back(Metric(std::move(labels), problem.empty() ? 1 : 0, MetricType::Gauge));
+    ReportState(true, i, problem.empty(), problem);
+  }
+
+  const std::size_t cpu_count = cpus ? cpus->size() : 0;
+  for (std::size_t k = 0; k < cpu_count; ++k) {
+    std::vector<ClientMetric::Label> labels{{"hostname", hostname}, {"package", std::to_string(k)}};
+    auto energy = cpus->cpu(k).TotalEnergy();
+    if (energy) {
+      cpu_energy.metric.push_back(Metric(labels, energy->package_mj / 1000.0, MetricType::Counter));
+      if (energy->dram_mj) dram_energy.metric.push_back(Metric(labels, *energy->dram_mj / 1000.0, MetricType::Counter));
+    }
+    labels.insert(labels.begin(), {"device", "cpu"});
+    up.metric.push_back(Metric(std::move(labels), energy ? 1 : 0, MetricType::Gauge));
+    ReportState(false, k, energy.has_value(), energy ? "" : energy.error().message());
+  }
+
+  std::vector<MetricFamily> families;
+  for (MetricFamily* family : {&power, &limit, &temperature, &gpu_energy, &cpu_energy, &dram_energy, &up}) {
+    if (!family->metric.empty()) families.push_back(std::move(*family));
+  }
+  AppendProcessMetrics(families);
+  const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  MetricFamily duration{"zeus_exporter_scrape_duration_seconds", "Time this collection of device metrics took.",
+                        MetricType::Gauge, {}};
+  duration.metric.push_back(Metric({{"hostname", hostname}}, elapsed_s, MetricType::Gauge));
+  families.push_back(std::move(duration));
+  return families;
+}
+
+Collector::Collector(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Collector::~Collector() = default;
+
+Result<std::unique_ptr<Collector>> Collector::Create(const device::GpuSet* gpus, const device::CpuSet* cpus,
+                                                     CollectorOptions options) {
+  if (options.sample_interval <= std::chrono::nanoseconds::zero()) {
+    return Fail(ErrorCode::kInvalidArgument, "the exporter's sample interval must be positive");
+  }
+  auto impl = std::make_shared<Impl>();
+  impl->gpus = gpus;
+  impl->cpus = cpus;
+  impl->hostname = options.hostname.empty() ? Hostname() : options.hostname;
+  impl->log = std::move(options.log);
+  impl->clock = gpus && gpus->driver_clock() ? gpus->driver_clock() : &SteadyClock();
+  if (gpus && !gpus->empty()) {
+    for (std::size_t i = 0; i < gpus->size(); ++i) {
+      device::Gpu& gpu = gpus->gpu(i);
+      Impl::GpuInfo info;
+      info.index = std::to_string(i);
+      info.uuid = gpu.Uuid().value_or("unknown");
+      info.model = gpu.Name().value_or("unknown");
+      info.has_counter = gpu.SupportsEnergyCounter();
+      impl->gpu_info.push_back(std::move(info));
+    }
+    monitor::PowerMonitorOptions pm;
+    pm.interval = options.sample_interval;
+    pm.slow_interval = options.sample_interval;
+    pm.capacity = 4;  // only the newest sample is exported; the integral does not need the timeline
+    pm.sample_average_power = false;
+    pm.sample_memory_power = false;
+    pm.clock = impl->clock;
+    auto monitor = monitor::PowerMonitor::Create(*gpus, {}, pm);
+    if (!monitor) return Fail(monitor.error());
+    impl->power_monitor = std::move(*monitor);
+  }
+  impl->gpu_up.assign(gpus ? gpus->size() : 0, true);
+  impl->cpu_up.assign(cpus ? cpus->size() : 0, true);
+  impl->collectable = std::make_shared<CollectableAdapter>(impl.get());
+  return std::unique_ptr<Collector>(new Collector(std::move(impl)));
+}
+
+std::string Collector::Scrape() const {
+  prometheus::TextSerializer serializer;
+  return serializer.Serialize(impl_->Collect());
+}
+
+struct MetricsServer::Impl {
+  std::unique_ptr<prometheus::Exposer> exposer;
+};
+
+MetricsServer::MetricsServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+MetricsServer::~MetricsServer() = default;
+
+Result<std::unique_ptr<MetricsServer>> MetricsServer::Start(const Collector& collector, const std::string& listen) {
+  const auto colon = listen.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == listen.size() ||
+      listen.find_first_not_of("0123456789", colon + 1) != std::string::npos) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("listen address \"{}\" is not ADDR:PORT (e.g. 0.0.0.0:9401 or 127.0.0.1:0)", listen));
+  }
+  auto impl = std::make_unique<Impl>();
+  try {
+    // One worker thread: a scrape is a few microseconds of device reads.
+    impl->exposer = std::make_unique<prometheus::Exposer>(listen, 1);
+  } catch (const std::exception& e) {
+    return Fail(ErrorCode::kUnavailable,
+                fmt::format("cannot listen on {}: {} (is the port in use? choose another with --listen)", listen,
+                            e.what()));
+  }
+  impl->exposer->RegisterCollectable(collector.impl().collectable);
+  return std::unique_ptr<MetricsServer>(new MetricsServer(std::move(impl)));
+}
+
+int MetricsServer::port() const {
+  const std::vector<int> ports = impl_->exposer->GetListeningPorts();
+  return ports.empty() ? 0 : ports.front();
+}
+
+}  // namespace zeus::exporter

@@ -1,0 +1,100 @@
+// Copyright 2026 The Zeus C++ Authors.
+
+#include "zeus/exporter/collector.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "testing/fake_clock.h"
+#include "testing/fake_gpu.h"
+
+namespace zeus::exporter {
+namespace {
+
+class CollectorTest : public ::testing::Test {
+ protected:
+  CollectorTest() {
+    std::vector<std::unique_ptr<device::Gpu>> gpus;
+    testing::FakeGpuConfig a;
+    a.uuid = "GPU-a";
+    a.power_w = 150;  // limit 250 W
+    testing::FakeGpuConfig b;
+    b.uuid = "GPU-b";
+    b.name = "Fake A40";
+    b.power_w = 80;
+    auto gpu_a = std::make_unique<testing::FakeGpu>(a, clock_, 0);
+    auto gpu_b = std::make_unique<testing::FakeGpu>(b, clock_, 1);
+    b_ = gpu_b.get();
+    gpus.push_back(std::move(gpu_a));
+    gpus.push_back(std::move(gpu_b));
+    gpus_ = std::make_unique<device::GpuSet>("1.0", std::move(gpus));
+    CollectorOptions options;
+    options.hostname = "h1";
+    options.log = [this](std::string_view line) { log_.emplace_back(line); };
+    auto collector = Collector::Create(gpus_.get(), nullptr, options);
+    EXPECT_TRUE(collector) << collector.error().message();
+    collector_ = std::move(*collector);
+  }
+
+  testing::FakeClock clock_;
+  testing::FakeGpu* b_ = nullptr;
+  std::unique_ptr<device::GpuSet> gpus_;
+  std::vector<std::string> log_;
+  std::unique_ptr<Collector> collector_;
+};
+
+bool Contains(const std::string& text, const std::string& line) { return text.find(line + "\n") != std::string::npos; }
+
+TEST_F(CollectorTest, ExportsEveryGpuWithItsLabels) {
+  clock_.Advance(std::chrono::seconds(2));  // 150 W x 2 s on GPU a's counter
+  const std::string text = collector_->Scrape();
+  EXPECT_TRUE(Contains(text, R"(zeus_gpu_power_watts{gpu="0",hostname="h1",model="Fake V100",uuid="GPU-a"} 150)"))
+      << text;
+  EXPECT_TRUE(
+      Contains(text, R"(zeus_gpu_power_limit_watts{gpu="1",hostname="h1",model="Fake A40",uuid="GPU-b"} 250)"));
+  EXPECT_TRUE(
+      Contains(text, R"(zeus_gpu_energy_joules_total{gpu="0",hostname="h1",model="Fake V100",uuid="GPU-a"} 300)"));
+  EXPECT_TRUE(
+      Contains(text, R"(zeus_device_up{device="gpu",gpu="1",hostname="h1",model="Fake A40",uuid="GPU-b"} 1)"));
+  EXPECT_NE(text.find("# TYPE zeus_gpu_energy_joules_total counter"), std::string::npos);
+  EXPECT_NE(text.find("zeus_exporter_scrape_duration_seconds{hostname=\"h1\"} "), std::string::npos);
+  EXPECT_NE(text.find("process_resident_memory_bytes "), std::string::npos);
+  EXPECT_TRUE(log_.empty());
+}
+
+TEST_F(CollectorTest, AFailingGpuIsDownAndLoggedOncePerChange) {
+  b_->FailWith("PowerLimitMw", Error(ErrorCode::kUnavailable, "GPU is lost"));
+  for (int i = 0; i < 3; ++i) {
+    const std::string text = collector_->Scrape();
+    EXPECT_TRUE(
+        Contains(text, R"(zeus_device_up{device="gpu",gpu="1",hostname="h1",model="Fake A40",uuid="GPU-b"} 0)"));
+    EXPECT_EQ(text.find(R"(zeus_gpu_power_limit_watts{gpu="1")"), std::string::npos);
+    // The other GPU is untouched.
+    EXPECT_TRUE(
+        Contains(text, R"(zeus_device_up{device="gpu",gpu="0",hostname="h1",model="Fake V100",uuid="GPU-a"} 1)"));
+    EXPECT_NE(text.find(R"(zeus_gpu_power_limit_watts{gpu="0")"), std::string::npos);
+  }
+  ASSERT_EQ(log_.size(), 1u);
+  EXPECT_EQ(log_[0], "zeus exporter: GPU 1 is down: GPU is lost");
+  b_->ClearFailures();
+  EXPECT_TRUE(Contains(collector_->Scrape(),
+                       R"(zeus_device_up{device="gpu",gpu="1",hostname="h1",model="Fake A40",uuid="GPU-b"} 1)"));
+  ASSERT_EQ(log_.size(), 2u);
+  EXPECT_EQ(log_[1], "zeus exporter: GPU 1 is up again");
+}
+
+TEST(MetricsServerTest, RejectsAMalformedListenAddress) {
+  auto collector = Collector::Create(nullptr, nullptr, {});
+  ASSERT_TRUE(collector);
+  for (const char* bad : {"9400", ":9400", "localhost:", "localhost:94x0"}) {
+    auto server = MetricsServer::Start(**collector, bad);
+    ASSERT_FALSE(server) << bad;
+    EXPECT_EQ(server.error().code(), ErrorCode::kInvalidArgument) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace zeus::exporter
