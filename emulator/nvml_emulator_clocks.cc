@@ -118,8 +118,7 @@ nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, u
         const bool graphics = zeus::emulator::IsGraphicsClock(type);
         return ReadGpuState(emulator, index, [&](const GpuState& gpu, std::int64_t) -> nvmlReturn_t {
           const ClockLock& lock = graphics ? gpu.graphics_lock : gpu.memory_lock;
-          if (!CallerMayChangeGpuSettings()) return NVML_ERROR_NO_PERMISSION;
-    const auto& supported = graphics ? spec.graphics_clocks_mhz : spec.memory_clocks_mhz;
+          const auto& supported = graphics ? spec.graphics_clocks_mhz : spec.memory_clocks_mhz;
           *clock_mhz = lock.locked != 0 ? lock.max_mhz : supported.front();
           return NVML_SUCCESS;
         });
