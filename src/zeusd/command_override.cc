@@ -270,6 +270,16 @@ Result<CommandOutcome> RunCommand(const std::vector<std::string>& argv, std::chr
 }
 
 Result<GpuCommandOverrides> GpuCommandOverrides::Parse(std::string_view toml_text, std::string_view origin) {
+  // TOML allows no control characters but tab and line ends; refusing them
+  // here also keeps them away from the parser, which asserts on some (a NUL
+  // in a table header, found by fuzz/zeusd_fuzzer.cc).
+  for (std::size_t i = 0; i < toml_text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(toml_text[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("{}: control character 0x{:02x} at byte {}; TOML allows none", origin, c, i));
+    }
+  }
   toml::table root;
   try {
     root = toml::parse(toml_text, origin);

@@ -95,6 +95,7 @@ TEST(OverridesParseTest, Rejections) {
       {"[set_power_limit]\ncommands=\"x\"", "array of strings"},
       {"set_power_limit = 3", "must be a table"},
       {"[set_power_limit\n", "test.toml:"},
+      {"[set_power_limit]\ncommands=[\"x\"]\n#\x01", "control character 0x01"},
   };
   for (const auto& [text, expected] : cases) {
     auto o = GpuCommandOverrides::Parse(text, "test.toml");

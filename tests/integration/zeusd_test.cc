@@ -166,10 +166,38 @@ TEST_F(ZeusdTest, NonSocketFileIsLeftAlone) {
 
 TEST_F(ZeusdTest, ControlAndCpuReadNeedRoot) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to run zeusd as another user";
-  auto r = testing::RunProcess({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", ZEUS_TEST_ZEUSD_PATH,
+  auto r = testing::RunProcess({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", ZEUS_TEST_ZEUSD_PATH,
                                 "serve", "--socket-path", dir_.File("nobody.sock"), "--enable", "gpu-control"});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_THAT(r.err, HasSubstr("gpu-control need root"));
+}
+
+// Without the daemon, an unprivileged training run is refused the limit
+// change by the (emulated) driver, says how to fix it, and trains on; the
+// daemon, as root, may change the same GPU, whose state file the unprivileged
+// run created (nvml_emulator_permissions_test checks that such a change is
+// what an unprivileged reader then sees).
+TEST_F(ZeusdTest, UnprivilegedTrainingIsRefusedAndTheDaemonIsNot) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to run as another user";
+  ASSERT_EQ(::chmod(dir_.path().c_str(), 0777), 0);
+  ::chmod(scenario_.c_str(), 0644);
+  auto train = testing::RunProcess({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                    "/usr/bin/env", "ZEUS_NVML_LIBRARY=" ZEUS_TEST_EMULATOR_PATH,
+                                    "ZEUS_EMULATOR_CONFIG=" + scenario_, "CUDA_VISIBLE_DEVICES=0",
+                                    ZEUS_TEST_TRAIN_PATH, "--epochs", "1", "--steps-per-epoch", "10",
+                                    "--wait-steps", "1", "--warmup-steps", "1", "--profile-steps", "1",
+                                    "--stride-w", "100", "--time-scale", "1000"});
+  EXPECT_EQ(train.exit_code, 0) << train.err;
+  EXPECT_THAT(train.err, HasSubstr("no permission to change GPU power limits"));
+  EXPECT_THAT(train.err, HasSubstr("CAP_SYS_ADMIN"));
+  EXPECT_THAT(train.err, HasSubstr("training continues"));
+
+  auto daemon = Start();
+  auto set = Client()->Send("POST", "/gpu/set_power_limit?gpu_ids=0&power_limit_mw=200000&block=true");
+  ASSERT_TRUE(set);
+  EXPECT_EQ(set->status, 200) << set->body;
+  auto limits = Client()->Send("GET", "/gpu/get_power_limit?gpu_ids=0");
+  EXPECT_EQ(json::parse(limits->body), json::parse(R"({"0": {"power_limit_mw": 200000}})"));
 }
 
 TEST_F(ZeusdTest, UsageErrorsAreOneLineNamingTheWord) {
