@@ -270,14 +270,19 @@ Result<CommandOutcome> RunCommand(const std::vector<std::string>& argv, std::chr
 }
 
 Result<GpuCommandOverrides> GpuCommandOverrides::Parse(std::string_view toml_text, std::string_view origin) {
-  // TOML allows no control characters but tab and line ends; refusing them
-  // here also keeps them away from the parser, which asserts on some (a NUL
-  // in a table header, found by fuzz/zeusd_fuzzer.cc).
+  // The file must be ASCII without control characters (tab and line ends
+  // aside). TOML allows no control characters anyway, and Debian's toml++
+  // 3.3 reaches undefined behaviour on some non-ASCII keys (found by
+  // fuzz/zeusd_fuzzer.cc), so neither gets to the parser.
   for (std::size_t i = 0; i < toml_text.size(); ++i) {
     const auto c = static_cast<unsigned char>(toml_text[i]);
     if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
       return Fail(ErrorCode::kInvalidArgument,
                   fmt::format("{}: control character 0x{:02x} at byte {}; TOML allows none", origin, c, i));
+    }
+    if (c >= 0x80) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("{}: non-ASCII byte 0x{:02x} at byte {}; the overrides file must be ASCII", origin, c, i));
     }
   }
   toml::table root;

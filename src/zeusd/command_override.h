@@ -21,7 +21,8 @@
 // killed), or a command that cannot start. Children a command leaves behind
 // holding its output never hold up the daemon.
 //
-// error_pattern is an ECMAScript regular expression (std::regex); a leading
+// The file must be ASCII (Debian's toml++ 3.3 misbehaves on some non-ASCII
+// keys). error_pattern is an ECMAScript regular expression (std::regex); a leading
 // "(?i)" makes it case-insensitive.
 
 #ifndef ZEUS_SRC_ZEUSD_COMMAND_OVERRIDE_H_

@@ -96,6 +96,7 @@ TEST(OverridesParseTest, Rejections) {
       {"set_power_limit = 3", "must be a table"},
       {"[set_power_limit\n", "test.toml:"},
       {"[set_power_limit]\ncommands=[\"x\"]\n#\x01", "control character 0x01"},
+      {"[set_power_limit]\ncommands=[\"x \xc3\xa9\"]\n", "non-ASCII byte 0xc3"},
   };
   for (const auto& [text, expected] : cases) {
     auto o = GpuCommandOverrides::Parse(text, "test.toml");

@@ -38,8 +38,13 @@ class ZeusdTest : public ::testing::Test {
     json gpu = {{"name", "Tesla V100-SXM2-32GB"}, {"architecture", "volta"}, {"min_power_limit_w", 100},
                 {"max_power_limit_w", 300},      {"default_power_limit_w", 300}, {"energy_counter", true},
                 {"power_w", 250.0}};
+    json trained = gpu;  // GPU 0 runs zeus-emulated-train's workload
+    trained.erase("power_w");
+    trained["workload"] = {{"power_limits_w", {100, 200, 300}},
+                           {"power_w", {99, 190, 236}},
+                           {"iteration_time_s", {0.9, 0.5, 0.42}}};
     scenario_ = dir_.Write("scenario.json",
-                           json{{"state_file", dir_.File("state")}, {"gpus", {gpu, gpu}}}.dump());
+                           json{{"state_file", dir_.File("state")}, {"gpus", {trained, gpu}}}.dump());
     socket_ = dir_.File("zeusd.sock");
     key_ = dir_.Write("key", "integration-test-key");
   }
