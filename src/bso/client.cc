@@ -8,9 +8,18 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "bso/http/http.h"
+#include "http/http.h"
 
 namespace zeus::bso {
+
+// The HTTP layer's types, used unqualified here.
+using http::FindHeader;
+using http::HttpClient;
+using http::HttpClientOptions;
+using http::HttpRequest;
+using http::HttpResponse;
+using http::HttpServer;
+using http::HttpServerOptions;
 namespace {
 
 std::string PercentEncode(std::string_view in) {

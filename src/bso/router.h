@@ -16,10 +16,19 @@
 #include <string>
 #include <string_view>
 
-#include "bso/http/http.h"
+#include "http/http.h"
 #include "bso/service.h"
 
 namespace zeus::bso {
+
+// The HTTP layer's types, used unqualified here.
+using http::FindHeader;
+using http::HttpClient;
+using http::HttpClientOptions;
+using http::HttpRequest;
+using http::HttpResponse;
+using http::HttpServer;
+using http::HttpServerOptions;
 
 HttpResponse HandleBsoRequest(BsoService& service, const HttpRequest& request);
 

@@ -17,7 +17,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "bso/http/http.h"
+#include "http/http.h"
 #include "bso/router.h"
 #include "bso/service.h"
 #include "bso/sql/sql_connection.h"

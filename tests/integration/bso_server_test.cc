@@ -27,7 +27,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "bso/http/http.h"
+#include "http/http.h"
 #include "bso/service.h"
 #include "testing/ports.h"
 #include "testing/postgres.h"
@@ -38,6 +38,15 @@
 #include "zeus/optimizer/cost.h"
 
 namespace zeus::bso {
+
+// The HTTP layer's types, used unqualified here.
+using http::FindHeader;
+using http::HttpClient;
+using http::HttpClientOptions;
+using http::HttpRequest;
+using http::HttpResponse;
+using http::HttpServer;
+using http::HttpServerOptions;
 namespace {
 
 using ::testing::HasSubstr;

@@ -31,10 +31,10 @@
 #include <boost/beast/http/write.hpp>
 #include <fmt/format.h>
 
-#include "bso/http/http.h"
-#include "bso/http/http_util.h"
+#include "http/http.h"
+#include "http/http_util.h"
 
-namespace zeus::bso {
+namespace zeus::http {
 namespace {
 
 namespace net = boost::asio;
@@ -296,4 +296,4 @@ Result<std::unique_ptr<HttpClient>> HttpClient::Create(std::string_view base_url
   }
 }
 
-}  // namespace zeus::bso
+}  // namespace zeus::http

@@ -1,10 +1,12 @@
 // Copyright 2026 The Zeus C++ Authors.
 //
 // A small HTTP/1.1 server and client on Boost.Beast, for the batch-size
-// service (and later zeusd). JSON bodies; errors as {"message": "..."}.
+// service and zeusd, over TCP or a Unix socket. JSON bodies; the server's own
+// errors as {"message": "..."}; streamed (chunked) bodies for server-sent
+// events.
 
-#ifndef ZEUS_SRC_BSO_HTTP_HTTP_H_
-#define ZEUS_SRC_BSO_HTTP_HTTP_H_
+#ifndef ZEUS_SRC_HTTP_HTTP_H_
+#define ZEUS_SRC_HTTP_HTTP_H_
 
 #include <chrono>
 #include <cstdint>
@@ -17,13 +19,32 @@
 
 #include "zeus/base/error.h"
 
-namespace zeus::bso {
+namespace zeus::http {
 
 struct HttpRequest {
   std::string method;  // "GET", "POST", ... as sent
   std::string target;  // path with query, e.g. "/jobs/batch_size?job_id=a-1"
   std::string body;
   std::string content_type;  // the Content-Type header, or empty
+  // Every header as received (names as sent; compare them ignoring case).
+  std::vector<std::pair<std::string, std::string>> headers{};
+};
+
+// A response body produced over time (server-sent events), sent with
+// Transfer-Encoding: chunked until the client goes away or the server shuts
+// down; then the server destroys it (which is how a producer learns that
+// nobody listens any more).
+class HttpBodyStream {
+ public:
+  virtual ~HttpBodyStream() = default;
+  // Called once, before the first Next(), with a function the producer calls
+  // (from any thread, any number of times, even after the connection closed)
+  // when it has data for Next(). Must not call `wakeup` from inside itself.
+  virtual void SetWakeup(std::function<void()> wakeup) = 0;
+  // The data ready now, or "" when none (then the server waits for wakeup).
+  // Never blocks. Called on one thread at a time. A producer that must not
+  // fall behind a slow client keeps only what it can afford between calls.
+  virtual std::string Next() = 0;
 };
 
 struct HttpResponse {
@@ -33,6 +54,9 @@ struct HttpResponse {
   // Further headers, e.g. {"Allow", "GET, HEAD"} or {"Retry-After", "1"}. A
   // response from HttpClient has every header but Content-Type here.
   std::vector<std::pair<std::string, std::string>> headers{};
+  // Server side only: when set, `body` is ignored and the body is this
+  // stream's output (status and headers go out first).
+  std::shared_ptr<HttpBodyStream> stream{};
 };
 
 // Called concurrently from the server's worker threads; must be thread-safe
@@ -40,6 +64,10 @@ struct HttpResponse {
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 
 struct HttpServerOptions {
+  // Non-empty: listen on this Unix socket instead of host:port. The caller
+  // prepares the path (a stale socket file there makes the bind fail with
+  // "Address already in use"); the server neither removes nor chmods it.
+  std::string unix_socket_path;
   std::string host = "127.0.0.1";
   std::uint16_t port = 8000;  // 0: an ephemeral port (see HttpServer::port())
   int threads = 0;            // worker threads; 0: std::thread::hardware_concurrency()
@@ -81,12 +109,13 @@ struct HttpServerStats {
 class HttpServer {
  public:
   // Binds and listens, then serves on `threads` worker threads. Fails with
-  // kUnavailable naming host:port when it cannot bind (in use, no such
-  // address), kInvalidArgument for an unparsable host.
+  // kUnavailable naming host:port (or the socket path) when it cannot bind
+  // (in use, no such address or directory), kInvalidArgument for an
+  // unparsable host.
   static Result<std::unique_ptr<HttpServer>> Start(const HttpServerOptions& options, HttpHandler handler);
   virtual ~HttpServer() = default;  // shuts down, see Shutdown()
 
-  // The bound port (the real one when options.port was 0).
+  // The bound port (the real one when options.port was 0); 0 on a Unix socket.
   virtual std::uint16_t port() const = 0;
   virtual HttpServerStats stats() const = 0;
   // Graceful stop: stops accepting, lets requests already being handled
@@ -135,6 +164,6 @@ Result<HttpUrl> ParseHttpUrl(std::string_view url);
 // The value of the first header called `name` (any case), or null.
 const std::string* FindHeader(const HttpResponse& response, std::string_view name);
 
-}  // namespace zeus::bso
+}  // namespace zeus::http
 
-#endif  // ZEUS_SRC_BSO_HTTP_HTTP_H_
+#endif  // ZEUS_SRC_HTTP_HTTP_H_

@@ -9,6 +9,16 @@
 // session's strand, so a slow handler blocks its connection and one worker
 // thread, nothing else.
 //
+// Transport: sockets of the generic stream protocol, so that one code path
+// serves TCP and Unix sockets.
+//
+// Streamed bodies (HttpResponse::stream): the header goes out with chunked
+// encoding, then each Next() as one chunk; with nothing ready the session
+// waits for the producer's wakeup (posted to its strand). Meanwhile one read
+// is pending, only to notice the client going away. A write that takes longer
+// than request_timeout (a client that stopped reading) closes the connection,
+// so a slow client costs only its own connection.
+//
 // Shutdown: a `stopping_` flag is raised, the acceptor is closed on its
 // strand, and every live session is asked, on its strand, to close if it is
 // idle (waiting for the first byte of a request). A session that is reading,
@@ -20,6 +30,7 @@
 // closes any connection that overstayed the grace period.
 
 #include <pthread.h>
+#include <sys/un.h>
 
 #include <algorithm>
 #include <atomic>
@@ -28,6 +39,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <memory>
@@ -40,16 +52,22 @@
 #include <utility>
 #include <vector>
 
+#include <boost/asio/basic_socket_acceptor.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/address.hpp>
+#include <boost/asio/generic/stream_protocol.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/core/basic_stream.hpp>
+#include <boost/beast/http/chunk_encode.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/serializer.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/read.hpp>
@@ -57,16 +75,19 @@
 #include <boost/beast/http/write.hpp>
 #include <fmt/format.h>
 
-#include "bso/http/http.h"
-#include "bso/http/http_util.h"
+#include "http/http.h"
+#include "http/http_util.h"
 
-namespace zeus::bso {
+namespace zeus::http {
 namespace {
 
 namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = net::ip::tcp;
+using stream_protocol = net::generic::stream_protocol;
+using Socket = stream_protocol::socket;
+using Stream = beast::basic_stream<stream_protocol>;
 using boost::system::error_code;
 
 // Bytes asked for by the first read of a request (the read that waits while
@@ -105,7 +126,7 @@ bool IsMalformedRequest(const error_code& ec) {
 // public ones run on the connection's strand.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(ServerImpl& server, tcp::socket socket) : server_(server), stream_(std::move(socket)) {}
+  Session(ServerImpl& server, Socket socket) : server_(server), stream_(std::move(socket)) {}
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -123,7 +144,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void set_counted() { counted_ = true; }
 
  private:
-  enum class State { kIdle, kReading, kHandling, kWriting, kClosing, kClosed };
+  enum class State { kIdle, kReading, kHandling, kWriting, kStreaming, kClosing, kClosed };
 
   void WaitForRequest();
   void OnFirstBytes(const error_code& ec, std::size_t bytes);
@@ -132,6 +153,10 @@ class Session : public std::enable_shared_from_this<Session> {
   void Handle();
   void Write();
   void OnWrite(const error_code& ec);
+  void StartStream(unsigned version);
+  void WatchForDisconnect();
+  void StreamNext();
+  void OnWakeup();
   void SendError(http::status status, std::string_view message, bool retry_after = false);
   // Balances a successful ServerImpl::TryBeginRequest, once.
   void EndRequest();
@@ -143,11 +168,19 @@ class Session : public std::enable_shared_from_this<Session> {
   std::uint64_t id_ = 0;  // 0: not registered with the server
   bool counted_ = false;    // counts as an open connection (not a rejected one)
   bool in_flight_ = false;  // a request counts as in flight
-  beast::tcp_stream stream_;
+  Stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> response_;
   State state_ = State::kIdle;
+  // A streamed body: the producer, the header, the chunk being written, and
+  // whether the session waits for the producer's wakeup.
+  std::shared_ptr<HttpBodyStream> body_stream_;
+  std::optional<http::response<http::empty_body>> stream_header_;
+  std::optional<http::response_serializer<http::empty_body>> stream_serializer_;
+  std::string chunk_;
+  bool waiting_for_data_ = false;
+  beast::flat_buffer discard_;
 };
 
 class ServerImpl final : public HttpServer {
@@ -173,20 +206,28 @@ class ServerImpl final : public HttpServer {
   ServerImpl(const ServerImpl&) = delete;
   ServerImpl& operator=(const ServerImpl&) = delete;
 
-  Status Listen(const tcp::endpoint& endpoint) {
-    const std::string where = internal::HostPort(options_.host, options_.port);
+  Status Listen(const stream_protocol::endpoint& endpoint) {
+    const bool unix_socket = !options_.unix_socket_path.empty();
+    const std::string where =
+        unix_socket ? options_.unix_socket_path : internal::HostPort(options_.host, options_.port);
     error_code ec;
     acceptor_->open(endpoint.protocol(), ec);
     if (ec) return Fail(SystemError(ErrorCode::kUnavailable, fmt::format("cannot listen on {}: {}", where, ec.message()), ec));
-    acceptor_->set_option(net::socket_base::reuse_address(true), ec);
+    if (!unix_socket) acceptor_->set_option(net::socket_base::reuse_address(true), ec);
     if (ec) return Fail(SystemError(ErrorCode::kUnavailable, fmt::format("cannot listen on {}: {}", where, ec.message()), ec));
     acceptor_->bind(endpoint, ec);
     if (ec) return Fail(SystemError(ErrorCode::kUnavailable, fmt::format("cannot listen on {}: {}", where, ec.message()), ec));
     acceptor_->listen(net::socket_base::max_listen_connections, ec);
     if (ec) return Fail(SystemError(ErrorCode::kUnavailable, fmt::format("cannot listen on {}: {}", where, ec.message()), ec));
-    const tcp::endpoint local = acceptor_->local_endpoint(ec);
+    if (unix_socket) return OkStatus();
+    const stream_protocol::endpoint local = acceptor_->local_endpoint(ec);
     if (ec) return Fail(SystemError(ErrorCode::kUnavailable, fmt::format("cannot listen on {}: {}", where, ec.message()), ec));
-    port_ = local.port();
+    tcp::endpoint local_tcp;
+    if (local.size() <= local_tcp.capacity()) {
+      std::memcpy(local_tcp.data(), local.data(), local.size());
+      local_tcp.resize(local.size());
+      port_ = local_tcp.port();
+    }
     return OkStatus();
   }
 
@@ -313,10 +354,10 @@ class ServerImpl final : public HttpServer {
   // Runs on the acceptor's strand (or before the workers start).
   void Accept() {
     acceptor_->async_accept(net::make_strand(*ioc_),
-                            [this](const error_code& ec, tcp::socket socket) { OnAccept(ec, std::move(socket)); });
+                            [this](const error_code& ec, Socket socket) { OnAccept(ec, std::move(socket)); });
   }
 
-  void OnAccept(const error_code& ec, tcp::socket socket) {
+  void OnAccept(const error_code& ec, Socket socket) {
     if (ec == net::error::operation_aborted || !acceptor_->is_open()) return;
     if (ec) {
       // Out of descriptors or a connection that died in the backlog: try
@@ -330,7 +371,7 @@ class ServerImpl final : public HttpServer {
     if (!stopping()) {
       connections_accepted_.fetch_add(1);
       error_code ignored;
-      socket.set_option(tcp::no_delay(true), ignored);
+      if (options_.unix_socket_path.empty()) socket.set_option(tcp::no_delay(true), ignored);
       auto session = std::make_shared<Session>(*this, std::move(socket));
       // Only this strand adds connections, so the count cannot overshoot.
       const bool full = options_.max_connections > 0 &&
@@ -392,7 +433,7 @@ class ServerImpl final : public HttpServer {
 
   // Declared last: destroyed first (acceptor and timer before the io_context).
   std::optional<net::io_context> ioc_;
-  std::optional<tcp::acceptor> acceptor_;
+  std::optional<net::basic_socket_acceptor<stream_protocol>> acceptor_;
   std::optional<net::steady_timer> accept_retry_timer_;
 };
 
@@ -423,7 +464,7 @@ void Session::EndRequest() {
 
 void Session::StopWhenIdle() {
   net::post(stream_.get_executor(), [self = shared_from_this()] {
-    if (self->state_ == State::kIdle) self->Close();
+    if (self->state_ == State::kIdle || self->state_ == State::kStreaming) self->Close();
   });
 }
 
@@ -496,6 +537,9 @@ void Session::Handle() {
   const auto content_type = message[http::field::content_type];
   request.content_type.assign(content_type.data(), content_type.size());
   request.body = std::move(message.body());
+  for (const auto& field : message) {
+    request.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+  }
 
   HttpResponse response;
   try {
@@ -513,6 +557,15 @@ void Session::Handle() {
   }
   // A request that was in flight when Shutdown() began is the last one.
   if (server_.stopping()) keep_alive = false;
+  if (response.stream != nullptr && !head && response.status == 200 && !server_.stopping()) {
+    body_stream_ = std::move(response.stream);
+    stream_header_.emplace();
+    stream_header_->result(http::status::ok);
+    stream_header_->version(version);
+    if (!response.content_type.empty()) stream_header_->set(http::field::content_type, response.content_type);
+    for (const auto& [name, value] : response.headers) stream_header_->set(name, value);
+    return StartStream(version);
+  }
 
   response_ = {};
   try {
@@ -568,7 +621,7 @@ void Session::SendError(http::status status, std::string_view message, bool retr
 void Session::CloseAfterResponse() {
   state_ = State::kClosing;
   error_code ec;
-  stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+  stream_.socket().shutdown(net::socket_base::shutdown_send, ec);
   if (ec) return Close();
   stream_.expires_after(std::min<std::chrono::milliseconds>(server_.options().request_timeout, kLingerTime));
   buffer_.clear();
@@ -583,18 +636,85 @@ void Session::Drain() {
                           });
 }
 
+void Session::StartStream(unsigned version) {
+  state_ = State::kStreaming;
+  try {
+    if (version < 11) {
+      stream_header_->keep_alive(false);  // HTTP/1.0 has no chunked encoding: the body ends at the close
+    } else {
+      stream_header_->chunked(true);
+    }
+    stream_serializer_.emplace(*stream_header_);
+  } catch (const std::exception&) {
+    return Close();
+  }
+  std::weak_ptr<Session> weak = weak_from_this();
+  auto executor = stream_.get_executor();
+  body_stream_->SetWakeup([weak, executor] {
+    if (weak.expired()) return;
+    net::post(executor, [weak] {
+      if (auto self = weak.lock()) self->OnWakeup();
+    });
+  });
+  stream_.expires_after(server_.options().request_timeout);
+  http::async_write_header(stream_, *stream_serializer_, [self = shared_from_this()](const error_code& ec, std::size_t) {
+    self->EndRequest();
+    if (ec) return self->Close();
+    self->server_.ResponseSent();
+    self->stream_.expires_never();
+    self->WatchForDisconnect();
+    self->StreamNext();
+  });
+}
+
+void Session::WatchForDisconnect() {
+  stream_.async_read_some(discard_.prepare(kFirstReadBytes), [self = shared_from_this()](const error_code& ec, std::size_t) {
+    if (ec) return self->Close();  // the client went away (or the server closed the connection)
+    self->discard_.clear();
+    self->WatchForDisconnect();
+  });
+}
+
+void Session::OnWakeup() {
+  if (state_ != State::kStreaming || !waiting_for_data_) return;
+  waiting_for_data_ = false;
+  StreamNext();
+}
+
+void Session::StreamNext() {
+  if (state_ != State::kStreaming) return;
+  chunk_ = body_stream_->Next();
+  if (chunk_.empty()) {
+    waiting_for_data_ = true;
+    return;
+  }
+  stream_.expires_after(server_.options().request_timeout);
+  auto on_written = [self = shared_from_this()](const error_code& ec, std::size_t) {
+    if (ec) return self->Close();
+    self->stream_.expires_never();
+    self->StreamNext();
+  };
+  if (stream_header_->chunked()) {
+    net::async_write(stream_, http::make_chunk(net::buffer(chunk_)), std::move(on_written));
+  } else {
+    net::async_write(stream_, net::buffer(chunk_), std::move(on_written));
+  }
+}
+
 void Session::Close() {
   EndRequest();
   if (state_ == State::kClosed) return;
   state_ = State::kClosed;
+  waiting_for_data_ = false;
+  body_stream_.reset();  // the producer learns that nobody listens
   error_code ignored;
-  stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+  stream_.socket().shutdown(net::socket_base::shutdown_both, ignored);
   stream_.close();
 }
 
 // Resolves options.host for listening: an IP literal as is, "localhost" as
 // 127.0.0.1, another name through the resolver, preferring IPv4.
-Result<tcp::endpoint> ResolveListenEndpoint(const HttpServerOptions& options) {
+Result<tcp::endpoint> ResolveTcpEndpoint(const HttpServerOptions& options) {
   error_code ec;
   const net::ip::address address = net::ip::make_address(options.host, ec);
   if (!ec) return tcp::endpoint(address, options.port);
@@ -615,12 +735,27 @@ Result<tcp::endpoint> ResolveListenEndpoint(const HttpServerOptions& options) {
   return results.begin()->endpoint();
 }
 
+// The Unix socket path when one is set, else the TCP endpoint.
+Result<stream_protocol::endpoint> ResolveListenEndpoint(const HttpServerOptions& options) {
+  if (!options.unix_socket_path.empty()) {
+    if (options.unix_socket_path.size() >= sizeof(sockaddr_un::sun_path)) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("cannot listen on {}: the socket path is longer than {} bytes", options.unix_socket_path,
+                              sizeof(sockaddr_un::sun_path) - 1));
+    }
+    return stream_protocol::endpoint(net::local::stream_protocol::endpoint(options.unix_socket_path));
+  }
+  Result<tcp::endpoint> tcp_endpoint = ResolveTcpEndpoint(options);
+  if (!tcp_endpoint) return Fail(tcp_endpoint.error());
+  return stream_protocol::endpoint(*tcp_endpoint);
+}
+
 }  // namespace
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& options, HttpHandler handler) {
   if (!handler) return Fail(ErrorCode::kInvalidArgument, "HttpServer::Start: the handler is empty");
   try {
-    Result<tcp::endpoint> endpoint = ResolveListenEndpoint(options);
+    Result<stream_protocol::endpoint> endpoint = ResolveListenEndpoint(options);
     if (!endpoint) return Fail(endpoint.error());
     auto server = std::make_unique<ServerImpl>(options, std::move(handler));
     Status listening = server->Listen(*endpoint);
@@ -628,9 +763,12 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& o
     server->Run();
     return std::unique_ptr<HttpServer>(std::move(server));
   } catch (const std::exception& e) {
-    return Fail(ErrorCode::kInternal, fmt::format("cannot start the HTTP server on {}: {}",
-                                                  internal::HostPort(options.host, options.port), e.what()));
+    return Fail(ErrorCode::kInternal,
+                fmt::format("cannot start the HTTP server on {}: {}",
+                            options.unix_socket_path.empty() ? internal::HostPort(options.host, options.port)
+                                                             : options.unix_socket_path,
+                            e.what()));
   }
 }
 
-}  // namespace zeus::bso
+}  // namespace zeus::http

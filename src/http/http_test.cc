@@ -1,6 +1,6 @@
 // Copyright 2026 The Zeus C++ Authors.
 
-#include "bso/http/http.h"
+#include "http/http.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -29,7 +29,7 @@
 
 #include "testing/ports.h"
 
-namespace zeus::bso {
+namespace zeus::http {
 namespace {
 
 using std::chrono::milliseconds;
@@ -994,4 +994,4 @@ TEST(HttpUrlTest, Table) {
 }
 
 }  // namespace
-}  // namespace zeus::bso
+}  // namespace zeus::http

@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "bso/http/http.h"
+#include "http/http.h"
 
-namespace zeus::bso {
+namespace zeus::http {
 namespace {
 
 bool IEquals(std::string_view a, std::string_view b) {
@@ -124,4 +124,4 @@ const std::string* FindHeader(const HttpResponse& response, std::string_view nam
   return nullptr;
 }
 
-}  // namespace zeus::bso
+}  // namespace zeus::http

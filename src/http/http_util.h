@@ -2,8 +2,8 @@
 //
 // Private helpers shared by the HTTP server and client.
 
-#ifndef ZEUS_SRC_BSO_HTTP_HTTP_UTIL_H_
-#define ZEUS_SRC_BSO_HTTP_HTTP_UTIL_H_
+#ifndef ZEUS_SRC_HTTP_HTTP_UTIL_H_
+#define ZEUS_SRC_HTTP_HTTP_UTIL_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-namespace zeus::bso::internal {
+namespace zeus::http::internal {
 
 // {"message": "<message>"} with the message escaped as a JSON string.
 inline std::string JsonMessage(std::string_view message) {
@@ -57,6 +57,6 @@ inline std::string HostPort(std::string_view host, std::uint16_t port) {
   return fmt::format("{}:{}", host, port);
 }
 
-}  // namespace zeus::bso::internal
+}  // namespace zeus::http::internal
 
-#endif  // ZEUS_SRC_BSO_HTTP_HTTP_UTIL_H_
+#endif  // ZEUS_SRC_HTTP_HTTP_UTIL_H_

@@ -1,0 +1,90 @@
+// Copyright 2026 The Zeus C++ Authors.
+//
+// zeusd's HTTP API over a GpuSet and a CpuSet: routes, query parameters, JSON
+// answers, status codes and error bodies as zeusd's (zeus-reference 3.4), the
+// authentication middleware, and the power streams (A15).
+//
+// Answers: 200 with the route's JSON; errors as {"error": "<message>"} with
+// 400 (bad input, an id out of range, a driver's invalid-argument or
+// not-supported), 401 (no or bad token, with WWW-Authenticate), 403 (a token
+// without the scope, or the driver's no-permission), 404 (a disabled API
+// group whatever the token, an unknown route), 405 (wrong method), 500
+// (another driver error, a failed override command). Failures of several
+// devices are {"errors": {"<id>": "<message>"}} with the worst status.
+//
+// Thread-safety: Handle may be called concurrently (from the HTTP server's
+// worker threads). Writes to one GPU run one at a time, in arrival order, on
+// that GPU's own thread; a blocking request waits for its GPUs' results, a
+// non-blocking one is answered once queued.
+
+#ifndef ZEUS_SRC_ZEUSD_DAEMON_H_
+#define ZEUS_SRC_ZEUSD_DAEMON_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "http/http.h"
+#include "zeus/base/error.h"
+#include "zeus/device/cpu.h"
+#include "zeus/device/gpu.h"
+#include "zeusd/auth.h"
+#include "zeusd/gpu_ops.h"
+
+namespace zeus::zeusd {
+
+// Carries out a GPU write for GPU `gpu_id` (the daemon's index): the driver,
+// or a command override.
+using GpuOpRunner = std::function<Status(device::Gpu& gpu, std::size_t gpu_id, GpuOp op, const GpuOpArgs& args)>;
+
+struct DaemonOptions {
+  std::vector<ApiGroup> enabled_groups{ApiGroup::kGpuControl, ApiGroup::kGpuRead, ApiGroup::kCpuRead};
+  // Set: tokens are required (HS256 with this key). Unset: tokens are ignored
+  // and /auth/* is 404.
+  std::optional<std::string> signing_key;
+  double gpu_power_poll_hz = 20.0;
+  double cpu_power_poll_hz = 10.0;
+  // Null: ApplyGpuOp.
+  GpuOpRunner gpu_op_runner;
+  // Unix time in ms; null: the system clock. For token expiry and answers'
+  // timestamps.
+  std::function<std::int64_t()> unix_time_ms;
+};
+
+class Daemon {
+ public:
+  // `gpus` and `cpus` may be null (no GPUs, no CPUs) and must outlive the
+  // Daemon. Reads the GPUs' names and PCI addresses once, for /discover.
+  Daemon(DaemonOptions options, const device::GpuSet* gpus, const device::CpuSet* cpus);
+  // Finishes the queued GPU writes, stops the pollers.
+  ~Daemon();
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  http::HttpResponse Handle(const http::HttpRequest& request);
+
+  // Power polls made so far by the GPU and CPU pollers, per device: what a
+  // test of demand-driven polling watches.
+  std::vector<std::uint64_t> GpuPollCounts() const;
+  std::vector<std::uint64_t> CpuPollCounts() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The HTTP status for a device error: 400 invalid argument, not supported or
+// not found; 403 permission denied; 500 otherwise.
+int HttpStatusForError(const Error& error);
+
+// "00000000:1A:00.0" -> "0000:1a:00.0" (zeusd's dddd:bb:dd.0, function 0);
+// the input unchanged when it does not parse.
+std::string ZeusdPciAddress(std::string_view nvml_bus_id);
+
+}  // namespace zeus::zeusd
+
+#endif  // ZEUS_SRC_ZEUSD_DAEMON_H_

@@ -1,0 +1,41 @@
+// Copyright 2026 The Zeus C++ Authors.
+//
+// zeusd's start-up checks (zeus-reference 3.4): which groups need root, and
+// the Unix socket's path. A stale socket (one nobody accepts on) is removed;
+// a live one is never taken over; any other file there is left alone.
+
+#ifndef ZEUS_SRC_ZEUSD_STARTUP_H_
+#define ZEUS_SRC_ZEUSD_STARTUP_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "zeus/base/error.h"
+#include "zeusd/auth.h"
+
+namespace zeus::zeusd {
+
+// gpu-control and cpu-read need root (gpu-control not when command overrides
+// are configured, which run their own tools). kPermissionDenied naming the
+// groups and the fix.
+Status CheckPrivileges(const std::vector<ApiGroup>& groups, bool is_root, bool has_command_overrides);
+
+// Makes `path` ready to bind: creates its parent directory (mode 0755) when
+// missing; removes a socket file there that refuses connections (stale).
+// Fails with kAlreadyExists when a server accepts on it ("in use"),
+// kFailedPrecondition when a file that is not a socket is there (left
+// alone), kIoError/kPermissionDenied for other errors; each names the path.
+Status PrepareSocketPath(const std::string& path);
+
+// After binding: chmod to `permissions` (octal digits, e.g. "660") and chown
+// to the given uid/gid (unset: unchanged). kInvalidArgument for bad digits.
+Status SetSocketOwnership(const std::string& path, const std::string& permissions, std::optional<unsigned> uid,
+                          std::optional<unsigned> gid);
+
+// Parses "660" / "0660" into a mode; kInvalidArgument otherwise.
+Result<unsigned> ParseOctalMode(const std::string& text);
+
+}  // namespace zeus::zeusd
+
+#endif  // ZEUS_SRC_ZEUSD_STARTUP_H_
