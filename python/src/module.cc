@@ -12,4 +12,5 @@ PYBIND11_MODULE(_native, m) {
   zeus::python::RegisterMonitor(m);
   zeus::python::RegisterPowerLimit(m);
   zeus::python::RegisterBatchSize(m);
+  zeus::python::RegisterZeusd(m);
 }

@@ -182,3 +182,20 @@ class ZeusBSOOperationOrderError(ZeusBSOClientBaseError, ZeusFailedPreconditionE
 
 class ZeusBSOTrainFailError(ZeusBSOClientBaseError, RuntimeError):
     """The run ended without reaching the target metric."""
+
+
+# zeusd, the privileged daemon (zeus.utils.zeusd).
+class ZeusdError(ZeusBaseError, RuntimeError):
+    """A request to zeusd failed (the daemon's answer is in the message)."""
+
+
+class ZeusdConnectionError(ZeusdError, ZeusUnavailableError):
+    """zeusd is not configured, cannot be reached, or answered /discover badly."""
+
+
+class ZeusdAuthError(ZeusdError, ZeusPermissionError):
+    """zeusd wants a token and none was given, or it rejected the token."""
+
+
+class ZeusdCapabilityError(ZeusdError, ZeusFailedPreconditionError):
+    """zeusd cannot do what is needed (group not enabled, scope missing, ids absent)."""
