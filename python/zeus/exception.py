@@ -28,6 +28,9 @@ GPU failures raise Zeus's ``ZeusBaseGPUError`` family (``ZeusGPUInitError``,
 the batch-size optimizer's client ``ZeusBSOClientBaseError``'s; each of those
 classes also derives from the class of its kind above. An error answer of the
 batch-size service (any HTTP status) raises ``ZeusBSORuntimError``, as Zeus.
+The zeusd client (``zeus.utils.zeusd``) raises ``ZeusdError`` and its
+subclasses ``ZeusdConnectionError`` (unreachable, timeout, broken answer),
+``ZeusdAuthError`` (token missing or rejected) and ``ZeusdCapabilityError``.
 
 Every instance has ``message`` (as in Zeus), ``code`` (the native
 ``ErrorCode`` name, or None for errors raised in Python) and ``native_code``
