@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api_functions.h"
+#include "caller_privileges.h"
 #include "device/nvml/nvml_abi.h"
 #include "nvml_emulator_internal.h"
 #include "scenario.h"
@@ -42,6 +43,7 @@ bool ClockRangeValid(const std::vector<unsigned int>& supported, unsigned int mi
 nvmlReturn_t SetClockLock(ApiFunction function, nvmlDevice_t device, bool graphics, bool lock, unsigned int min_mhz,
                           unsigned int max_mhz) {
   return DeviceCall(function, device, [&](Emulator& emulator, const GpuSpec& spec, std::size_t index) -> nvmlReturn_t {
+    if (!CallerMayChangeGpuSettings()) return NVML_ERROR_NO_PERMISSION;
     const auto& supported = graphics ? spec.graphics_clocks_mhz : spec.memory_clocks_mhz;
     if (lock && !ClockRangeValid(supported, min_mhz, max_mhz)) return NVML_ERROR_INVALID_ARGUMENT;
     return UpdateGpuState(emulator, index, [&](GpuState& gpu, std::int64_t) -> nvmlReturn_t {
@@ -82,6 +84,9 @@ nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t
 nvmlReturn_t nvmlDeviceSetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t mode) {
   return zeus::emulator::DeviceCall(ApiFunction::nvmlDeviceSetPersistenceMode, device,
                                     [&](Emulator& emulator, const GpuSpec&, std::size_t index) -> nvmlReturn_t {
+                                      if (!zeus::emulator::CallerMayChangeGpuSettings()) {
+                                        return NVML_ERROR_NO_PERMISSION;
+                                      }
                                       if (mode != NVML_FEATURE_DISABLED && mode != NVML_FEATURE_ENABLED)
                                         return NVML_ERROR_INVALID_ARGUMENT;
                                       return UpdateGpuState(emulator, index,

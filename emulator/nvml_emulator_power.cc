@@ -3,12 +3,14 @@
 // libzeus-nvml-emulator.so's entry points for power, energy and field values
 // (nvmlDeviceGetPowerUsage, nvmlDeviceGetTotalEnergyConsumption,
 // nvmlDeviceGetFieldValues) and for power limits (getters, constraints and
-// nvmlDeviceSetPowerManagementLimit). Shared machinery:
+// nvmlDeviceSetPowerManagementLimit, which needs root or CAP_SYS_ADMIN as on
+// a real driver: caller_privileges.h). Shared machinery:
 // nvml_emulator_internal.h.
 
 #include <cstdint>
 
 #include "api_functions.h"
+#include "caller_privileges.h"
 #include "device/nvml/nvml_abi.h"
 #include "nvml_emulator_internal.h"
 #include "physics.h"
@@ -161,6 +163,7 @@ nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int
   return zeus::emulator::DeviceCall(
       ApiFunction::nvmlDeviceSetPowerManagementLimit, device,
       [&](Emulator& emulator, const GpuSpec& spec, std::size_t index) -> nvmlReturn_t {
+        if (!zeus::emulator::CallerMayChangeGpuSettings()) return NVML_ERROR_NO_PERMISSION;
         if (limit_mw < spec.min_limit_mw || limit_mw > spec.max_limit_mw) return NVML_ERROR_INVALID_ARGUMENT;
         return UpdateGpuState(emulator, index, [&](GpuState& gpu, std::int64_t now_ns) -> nvmlReturn_t {
           if (CurrentLimitMw(gpu.limits) != limit_mw) {

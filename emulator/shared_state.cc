@@ -104,7 +104,15 @@ std::unique_ptr<SharedState> SharedState::Open(const Scenario& scenario, std::st
 // ---- Files and locks --------------------------------------------------------------------
 
 bool SharedState::OpenFile(std::string* error) {
-  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  // Processes of different users share one state file (an unprivileged
+  // trainer reads what a root daemon set), so a file this process creates is
+  // made 0666 whatever the umask.
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd_ >= 0) {
+    (void)::fchmod(fd_, 0666);
+  } else if (errno == EEXIST) {
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
+  }
   if (fd_ < 0) {
     if (error != nullptr) *error = fmt::format("state file {}: cannot open: {}", path_, std::strerror(errno));
     return false;

@@ -130,6 +130,11 @@ class HttpServer {
 struct HttpClientOptions {
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds request_timeout{30000};  // send + receive of one request
+  // Non-empty: connect to this Unix socket; the base URL then only gives the
+  // Host header and the path prefix (e.g. "http://localhost").
+  std::string unix_socket_path;
+  // Sent with every request, e.g. {"Authorization", "Bearer ..."}.
+  std::vector<std::pair<std::string, std::string>> headers{};
 };
 
 // A client over one kept-alive connection to one server.

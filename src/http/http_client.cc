@@ -22,7 +22,9 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/asio/generic/stream_protocol.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/beast/core/basic_stream.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/parser.hpp>
@@ -41,6 +43,7 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = net::ip::tcp;
+using stream_protocol = net::generic::stream_protocol;
 using boost::system::error_code;
 
 constexpr char kUserAgent[] = "zeus-cpp/0.1";
@@ -75,8 +78,9 @@ class ClientImpl final : public HttpClient {
   ClientImpl(HttpUrl url, const HttpClientOptions& options)
       : url_(std::move(url)),
         options_(options),
-        origin_("http://" + internal::HostPort(url_.host, url_.port)),
-        base_url_(origin_ + url_.prefix),
+        origin_(options.unix_socket_path.empty() ? "http://" + internal::HostPort(url_.host, url_.port)
+                                                 : "unix:" + options.unix_socket_path),
+        base_url_("http://" + internal::HostPort(url_.host, url_.port) + url_.prefix),
         host_header_(url_.port == 80 ? (url_.host.find(':') != std::string::npos ? "[" + url_.host + "]" : url_.host)
                                      : internal::HostPort(url_.host, url_.port)) {}
 
@@ -130,6 +134,7 @@ class ClientImpl final : public HttpClient {
     request.version(11);
     request.set(http::field::host, host_header_);
     request.set(http::field::user_agent, kUserAgent);
+    for (const auto& [name, value] : options_.headers) request.set(name, value);
     if (!body.empty()) {
       request.set(http::field::content_type, "application/json");
       request.body().assign(body.data(), body.size());
@@ -151,14 +156,16 @@ class ClientImpl final : public HttpClient {
 
   Status Connect() {
     Disconnect();
-    std::vector<tcp::endpoint> endpoints;
+    std::vector<stream_protocol::endpoint> endpoints;
     error_code ec;
     const net::ip::address address = net::ip::make_address(url_.host, ec);
-    if (!ec) {
-      endpoints.emplace_back(address, url_.port);
+    if (!options_.unix_socket_path.empty()) {
+      endpoints.emplace_back(net::local::stream_protocol::endpoint(options_.unix_socket_path));
+    } else if (!ec) {
+      endpoints.emplace_back(tcp::endpoint(address, url_.port));
     } else if (internal::IsLocalhost(url_.host)) {
-      endpoints.emplace_back(net::ip::address_v4::loopback(), url_.port);
-      endpoints.emplace_back(net::ip::address_v6::loopback(), url_.port);
+      endpoints.emplace_back(tcp::endpoint(net::ip::address_v4::loopback(), url_.port));
+      endpoints.emplace_back(tcp::endpoint(net::ip::address_v6::loopback(), url_.port));
     } else {
       tcp::resolver resolver(ioc_);
       const auto results =
@@ -169,13 +176,14 @@ class ClientImpl final : public HttpClient {
                                             ec ? ec.message() : std::string("no address")),
                                 ec));
       }
-      for (const auto& entry : results) endpoints.push_back(entry.endpoint());
+      for (const auto& entry : results) endpoints.emplace_back(entry.endpoint());
     }
 
     stream_.emplace(ioc_);
     stream_->expires_after(options_.connect_timeout);
     error_code connect_ec;
-    stream_->async_connect(endpoints, [&connect_ec](const error_code& e, const tcp::endpoint&) { connect_ec = e; });
+    stream_->async_connect(endpoints,
+                           [&connect_ec](const error_code& e, const stream_protocol::endpoint&) { connect_ec = e; });
     ioc_.restart();
     ioc_.run();
     if (connect_ec) {
@@ -189,7 +197,7 @@ class ClientImpl final : public HttpClient {
                               fmt::format("cannot connect to {}: {}", origin_, connect_ec.message()), connect_ec));
     }
     error_code ignored;
-    stream_->socket().set_option(tcp::no_delay(true), ignored);
+    if (options_.unix_socket_path.empty()) stream_->socket().set_option(tcp::no_delay(true), ignored);
     buffer_.clear();
     connected_ = true;
     return OkStatus();
@@ -267,7 +275,7 @@ class ClientImpl final : public HttpClient {
     buffer_.clear();
     if (!stream_) return;
     error_code ignored;
-    stream_->socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_->socket().shutdown(net::socket_base::shutdown_both, ignored);
     stream_->close();
     stream_.reset();
   }
@@ -279,7 +287,7 @@ class ClientImpl final : public HttpClient {
   const std::string host_header_;
 
   net::io_context ioc_{1};  // run only by the calling thread
-  std::optional<beast::tcp_stream> stream_;
+  std::optional<beast::basic_stream<stream_protocol>> stream_;
   beast::flat_buffer buffer_;
   bool connected_ = false;
 };

@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -122,6 +123,12 @@ class RawSocket {
     }
     if (received != nullptr) *received = pending_;
     return closed_;
+  }
+
+  // What arrives within 100 ms (maybe nothing), taken out of the buffer.
+  std::string ReceiveSome() {
+    ReadSome(Clock::now() + milliseconds(100));
+    return std::exchange(pending_, "");
   }
 
  private:
@@ -991,6 +998,127 @@ TEST(HttpUrlTest, Table) {
     EXPECT_EQ(url.error().code(), ErrorCode::kInvalidArgument) << bad.url;
     EXPECT_THAT(url.error().message(), HasSubstr(bad.why)) << bad.url;
   }
+}
+
+}  // namespace
+}  // namespace zeus::http
+
+namespace zeus::http {
+namespace {
+
+// The server and the client over a Unix socket; the client's default headers
+// reach the handler.
+TEST(HttpUnixSocketTest, RoundTripWithHeaders) {
+  char dir_template[] = "/tmp/zeus-http-uds-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir_template), nullptr);
+  const std::string path = std::string(dir_template) + "/s.sock";
+  HttpServerOptions options;
+  options.unix_socket_path = path;
+  options.threads = 2;
+  auto server = HttpServer::Start(options, [](const HttpRequest& r) {
+    std::string auth;
+    for (const auto& [name, value] : r.headers) {
+      if (name == "Authorization") auth = value;
+    }
+    return HttpResponse{200, r.method + " " + r.target + " " + auth, "text/plain"};
+  });
+  ASSERT_TRUE(server) << server.error().message();
+  EXPECT_EQ((*server)->port(), 0);
+  HttpClientOptions client_options;
+  client_options.unix_socket_path = path;
+  client_options.headers = {{"Authorization", "Bearer abc"}};
+  auto client = HttpClient::Create("http://localhost", client_options);
+  ASSERT_TRUE(client);
+  for (int i = 0; i < 3; ++i) {  // kept alive
+    auto r = (*client)->Send("GET", "/x?y=1");
+    ASSERT_TRUE(r) << r.error().message();
+    EXPECT_EQ(r->body, "GET /x?y=1 Bearer abc");
+  }
+  (*server)->Shutdown();
+  server->reset();
+  HttpClientOptions missing;
+  missing.unix_socket_path = path + ".missing";
+  auto nobody = HttpClient::Create("http://localhost", missing).value()->Send("GET", "/");
+  ASSERT_FALSE(nobody);
+  EXPECT_EQ(nobody.error().code(), ErrorCode::kUnavailable);
+  EXPECT_THAT(nobody.error().message(), HasSubstr("unix:" + path + ".missing"));
+  ::unlink(path.c_str());
+  ::rmdir(dir_template);
+}
+
+// A body stream that hands out what the test pushes, and reports its end.
+class TestStream final : public HttpBodyStream {
+ public:
+  explicit TestStream(std::atomic<bool>* destroyed) : destroyed_(destroyed) {}
+  ~TestStream() override { destroyed_->store(true); }
+  void SetWakeup(std::function<void()> wakeup) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    wakeup_ = std::move(wakeup);
+  }
+  std::string Next() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::exchange(pending_, "");
+  }
+  void Push(const std::string& data) {
+    std::function<void()> wakeup;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      pending_ += data;
+      wakeup = wakeup_;
+    }
+    if (wakeup) wakeup();
+  }
+  bool started() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return static_cast<bool>(wakeup_);
+  }
+
+ private:
+  std::atomic<bool>* destroyed_;
+  std::mutex mutex_;
+  std::function<void()> wakeup_;
+  std::string pending_;
+};
+
+TEST(HttpStreamTest, ChunksFollowTheProducerAndEndWithTheClient) {
+  std::atomic<bool> destroyed{false};
+  std::shared_ptr<TestStream> stream = std::make_shared<TestStream>(&destroyed);
+  std::weak_ptr<TestStream> weak = stream;
+  HttpServerOptions options;
+  options.port = 0;
+  options.threads = 2;
+  auto server = HttpServer::Start(options, [&stream](const HttpRequest&) {
+    HttpResponse response;
+    response.content_type = "text/event-stream";
+    response.stream = std::exchange(stream, nullptr);
+    return response;
+  });
+  ASSERT_TRUE(server);
+  auto live = weak.lock();
+  ASSERT_NE(live, nullptr);
+  {
+    RawSocket socket((*server)->port());
+    socket.Send("GET /s HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_TRUE(WaitUntil([&] { return live->started(); }));
+    live->Push("data: 1\n\n");
+    std::string got;
+    ASSERT_TRUE(WaitUntil([&] {
+      got += socket.ReceiveSome();
+      return got.find("data: 1") != std::string::npos;
+    }));
+    EXPECT_THAT(got, StartsWith("HTTP/1.1 200 OK\r\n"));
+    EXPECT_THAT(got, HasSubstr("Transfer-Encoding: chunked"));
+    EXPECT_THAT(got, HasSubstr("Content-Type: text/event-stream"));
+    EXPECT_THAT(got, HasSubstr("9\r\ndata: 1\n\n\r\n"));
+    live->Push("data: 2\n\n");
+    ASSERT_TRUE(WaitUntil([&] {
+      got += socket.ReceiveSome();
+      return got.find("data: 2") != std::string::npos;
+    }));
+  }  // the client closes
+  live.reset();
+  ASSERT_TRUE(WaitUntil([&] { return destroyed.load(); }));
+  (*server)->Shutdown();
 }
 
 }  // namespace

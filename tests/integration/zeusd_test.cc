@@ -1,0 +1,200 @@
+// Copyright 2026 The Zeus C++ Authors.
+//
+// The real `zeusd` binary on the NVML emulator over a Unix socket: the API
+// with a token from `zeusd token issue`, a power stream read off the socket,
+// the start-up checks (a live socket is never taken over, a non-socket file is
+// left alone, a stale socket is replaced, root is needed), and usage errors.
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "http/http.h"
+#include "testing/subprocess.h"
+#include "testing/temp_dir.h"
+#include "testing/wait.h"
+
+namespace zeus {
+namespace {
+
+using ::testing::HasSubstr;
+using json = nlohmann::json;
+
+class ZeusdTest : public ::testing::Test {
+ protected:
+  ZeusdTest() {
+    ::chmod(dir_.path().c_str(), 0755);
+    json gpu = {{"name", "Tesla V100-SXM2-32GB"}, {"architecture", "volta"}, {"min_power_limit_w", 100},
+                {"max_power_limit_w", 300},      {"default_power_limit_w", 300}, {"energy_counter", true},
+                {"power_w", 250.0}};
+    scenario_ = dir_.Write("scenario.json",
+                           json{{"state_file", dir_.File("state")}, {"gpus", {gpu, gpu}}}.dump());
+    socket_ = dir_.File("zeusd.sock");
+    key_ = dir_.Write("key", "integration-test-key");
+  }
+
+  std::vector<std::string> ServeArgs(std::vector<std::string> extra = {}) const {
+    std::vector<std::string> args = {ZEUS_TEST_ZEUSD_PATH, "serve", "--socket-path", socket_, "--nvml-library",
+                                     ZEUS_TEST_EMULATOR_PATH, "--enable", "gpu-control,gpu-read",
+                                     "--gpu-power-poll-hz", "50"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+  std::map<std::string, std::optional<std::string>> Env() const {
+    return {{"ZEUS_EMULATOR_CONFIG", scenario_}, {"ZEUS_NVML_LIBRARY", "/nonexistent/ignored.so"},
+            {"CUDA_VISIBLE_DEVICES", "1"}};
+  }
+
+  std::unique_ptr<testing::BackgroundProcess> Start(std::vector<std::string> extra = {}) {
+    auto daemon = std::make_unique<testing::BackgroundProcess>(ServeArgs(std::move(extra)), dir_.File("out"),
+                                                                dir_.File("err"), Env());
+    EXPECT_TRUE(testing::WaitUntil([&] { return !daemon->Running() || Client()->Send("GET", "/time").has_value(); }));
+    EXPECT_TRUE(daemon->Running()) << Log();
+    return daemon;
+  }
+
+  std::unique_ptr<http::HttpClient> Client(const std::string& token = "") const {
+    http::HttpClientOptions options;
+    options.unix_socket_path = socket_;
+    if (!token.empty()) options.headers = {{"Authorization", "Bearer " + token}};
+    return http::HttpClient::Create("http://localhost", options).value();
+  }
+
+  std::string Log() const {
+    std::ifstream in(dir_.File("err"));
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+  testing::TempDir dir_;
+  std::string scenario_;
+  std::string socket_;
+  std::string key_;
+};
+
+TEST_F(ZeusdTest, ServesTheApiWithTokensOverAUnixSocket) {
+  auto daemon = Start({"--signing-key-path", key_});
+  // Every GPU, whatever CUDA_VISIBLE_DEVICES says, and NVML from the flag.
+  auto discover = Client()->Send("GET", "/discover");
+  ASSERT_TRUE(discover);
+  const json d = json::parse(discover->body);
+  EXPECT_EQ(d["gpus"].size(), 2u);
+  EXPECT_EQ(d["auth_required"], true);
+
+  auto issued = testing::RunProcess({ZEUS_TEST_ZEUSD_PATH, "token", "issue", "--signing-key-path", key_, "--user",
+                                     "alice", "--scope", "gpu-control,gpu-read", "--expires", "1h"});
+  ASSERT_EQ(issued.exit_code, 0) << issued.err;
+  std::string token = issued.out;
+  while (!token.empty() && token.back() == '\n') token.pop_back();
+
+  EXPECT_EQ(Client()->Send("POST", "/gpu/set_power_limit?gpu_ids=1&power_limit_mw=150000&block=true")->status, 401);
+  auto set = Client(token)->Send("POST", "/gpu/set_power_limit?gpu_ids=1&power_limit_mw=150000&block=true");
+  ASSERT_TRUE(set);
+  EXPECT_EQ(set->status, 200) << set->body;
+  auto limits = Client(token)->Send("GET", "/gpu/get_power_limit");
+  EXPECT_EQ(json::parse(limits->body),
+            json::parse(R"({"0": {"power_limit_mw": 300000}, "1": {"power_limit_mw": 150000}})"));
+  auto whoami = Client(token)->Send("GET", "/auth/whoami");
+  EXPECT_EQ(json::parse(whoami->body)["sub"], "alice");
+
+  daemon->Signal(SIGTERM);
+  EXPECT_EQ(daemon->Wait(), 0);
+  struct stat st {};
+  EXPECT_NE(::lstat(socket_.c_str(), &st), 0) << "the socket is removed on exit";
+}
+
+// Reads a stream off the socket by hand: headers, then SSE frames.
+TEST_F(ZeusdTest, StreamsPowerOverTheSocket) {
+  auto daemon = Start();
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, socket_.c_str(), sizeof(address.sun_path) - 1);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)), 0);
+  const std::string request = "GET /gpu/stream_power?gpu_ids=1 HTTP/1.1\r\nHost: localhost\r\n\r\n";
+  ASSERT_EQ(::write(fd, request.data(), request.size()), static_cast<ssize_t>(request.size()));
+  std::string got;
+  ASSERT_TRUE(testing::WaitUntil([&] {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 100) > 0) {
+      char buffer[4096];
+      const ssize_t n = ::read(fd, buffer, sizeof buffer);
+      if (n > 0) got.append(buffer, static_cast<std::size_t>(n));
+    }
+    return got.find("\"gpu_id\":1,\"power_mw\":250000") != std::string::npos;
+  })) << got;
+  EXPECT_THAT(got, HasSubstr("Content-Type: text/event-stream"));
+  EXPECT_THAT(got, HasSubstr("data: {\"gpu_id\":1,\"power_mw\":250000,\"timestamp_ms\":"));
+  EXPECT_EQ(got.find("\"gpu_id\":0"), std::string::npos);
+  ::close(fd);
+}
+
+TEST_F(ZeusdTest, LiveSocketIsNeverTakenOverAndStaleOneIsReplaced) {
+  auto first = Start();
+  auto second = testing::RunProcess(ServeArgs(), Env());
+  EXPECT_NE(second.exit_code, 0);
+  EXPECT_THAT(second.err, HasSubstr("in use"));
+  EXPECT_TRUE(Client()->Send("GET", "/time").has_value()) << "the first daemon still serves";
+  first->Signal(SIGKILL);
+  first->Wait();
+  struct stat st {};
+  ASSERT_EQ(::lstat(socket_.c_str(), &st), 0) << "SIGKILL leaves a stale socket";
+  auto third = Start();
+  EXPECT_TRUE(Client()->Send("GET", "/discover").has_value());
+}
+
+TEST_F(ZeusdTest, NonSocketFileIsLeftAlone) {
+  dir_.Write("zeusd.sock", "not a socket");
+  auto r = testing::RunProcess(ServeArgs(), Env());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("not a socket"));
+  std::ifstream in(socket_);
+  std::string content;
+  std::getline(in, content);
+  EXPECT_EQ(content, "not a socket");
+}
+
+TEST_F(ZeusdTest, ControlAndCpuReadNeedRoot) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to run zeusd as another user";
+  auto r = testing::RunProcess({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", ZEUS_TEST_ZEUSD_PATH,
+                                "serve", "--socket-path", dir_.File("nobody.sock"), "--enable", "gpu-control"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_THAT(r.err, HasSubstr("gpu-control need root"));
+}
+
+TEST_F(ZeusdTest, UsageErrorsAreOneLineNamingTheWord) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"serve", "--enable", "gpu-write"}, "gpu-write"},
+      {{"serve", "--mode", "pipe"}, "--mode"},
+      {{"serve", "--socket-permissions", "9"}, "--socket-permissions"},
+      {{"serve", "--bogus"}, "--bogus"},
+      {{"token", "issue", "--signing-key-path", "k", "--user", "u", "--scope", "gpu-read", "--expires", "1y"},
+       "--expires"},
+      {{"token", "issue", "--signing-key-path", "k", "--user", "u", "--scope", "all", "--expires", "1h"}, "--scope"},
+  };
+  for (const auto& [args, word] : cases) {
+    std::vector<std::string> argv = {ZEUS_TEST_ZEUSD_PATH};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto r = testing::RunProcess(argv);
+    EXPECT_EQ(r.exit_code, 2) << word << r.err;
+    EXPECT_THAT(r.err, HasSubstr(word));
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  auto missing_key = testing::RunProcess({ZEUS_TEST_ZEUSD_PATH, "token", "issue", "--signing-key-path",
+                                          dir_.File("none"), "--user", "u", "--scope", "gpu-read", "--expires", "1h"});
+  EXPECT_NE(missing_key.exit_code, 0);
+  EXPECT_THAT(missing_key.err, HasSubstr(dir_.File("none")));
+}
+
+}  // namespace
+}  // namespace zeus
