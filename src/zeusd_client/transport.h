@@ -1,8 +1,8 @@
 // Copyright 2026 The Zeus C++ Authors.
 //
 // One HTTP/1.1 request to zeusd over a Unix socket or TCP, on a fresh
-// connection, with an optional bearer token. (zeus::http::HttpClient speaks
-// neither Unix sockets nor extra headers yet; when it does, this file goes.)
+// zeus::http::HttpClient (so that a ZeusdClient is usable from any thread),
+// with an optional bearer token.
 
 #ifndef ZEUS_SRC_ZEUSD_CLIENT_TRANSPORT_H_
 #define ZEUS_SRC_ZEUSD_CLIENT_TRANSPORT_H_
