@@ -8,10 +8,12 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "zeus/device/discovery.h"
 #include "zeus/device/privileges.h"
+#include "zeus/zeusd/client.h"
 
 namespace zeus::cli {
 namespace {
@@ -112,6 +114,56 @@ std::string Fmt(const json& v, const char* unit = "") {
   return v.dump() + unit;
 }
 
+// The daemon named by ZEUSD_SOCK_PATH/ZEUSD_HOST_PORT: null when none is
+// configured; else its endpoint, groups, GPUs and our scopes, or the error.
+json CollectZeusd(std::vector<std::string>& problems) {
+  auto config = zeusd::ZeusdConfig::FromEnv();
+  if (!config) return nullptr;
+  json out = {{"endpoint", config->endpoint()}, {"token", !config->token.empty()}};
+  auto client = zeusd::ZeusdClient::Connect(*config);
+  if (!client) {
+    out["error"] = client.error().message();
+    problems.push_back(client.error().message());
+    return out;
+  }
+  const zeusd::ZeusdCapabilities& caps = (*client)->capabilities();
+  out["error"] = nullptr;
+  out["enabled_api_groups"] = caps.enabled_api_groups;
+  out["auth_required"] = caps.auth_required;
+  out["scopes"] = caps.scopes;
+  out["auth_error"] = caps.auth_error ? json(caps.auth_error->message()) : json(nullptr);
+  out["can_control_gpu"] = caps.can_control_gpu();
+  out["can_read_gpu"] = caps.can_read_gpu();
+  out["can_read_cpu"] = caps.can_read_cpu();
+  out["gpus"] = json::array();
+  for (const auto& g : caps.gpus) out["gpus"].push_back({{"id", g.id}, {"name", g.name}, {"pci_address", g.pci_address}});
+  out["cpus"] = json::array();
+  for (const auto& c : caps.cpus) out["cpus"].push_back({{"id", c.id}, {"dram_available", c.dram_available}});
+  if (caps.auth_error) problems.push_back(caps.auth_error->message());
+  return out;
+}
+
+void PrintZeusd(const json& z) {
+  if (z.is_null()) return;
+  fmt::print("\nzeusd at {}: ", z["endpoint"].get<std::string>());
+  if (!z["error"].is_null()) {
+    fmt::print("unreachable ({})\n", z["error"].get<std::string>());
+    return;
+  }
+  fmt::print("{} GPU{}, {} CPU{}; groups {}; auth {}\n", z["gpus"].size(), z["gpus"].size() == 1 ? "" : "s",
+             z["cpus"].size(), z["cpus"].size() == 1 ? "" : "s",
+             fmt::join(z["enabled_api_groups"].get<std::vector<std::string>>(), ", "),
+             z["auth_required"].get<bool>() ? "required" : "off");
+  if (z["auth_required"].get<bool>()) {
+    fmt::print("  our scopes: {}\n", z["auth_error"].is_null()
+                                         ? fmt::format("{}", fmt::join(z["scopes"].get<std::vector<std::string>>(), ", "))
+                                         : z["auth_error"].get<std::string>());
+  }
+  fmt::print("  through it: GPU power limits {}, GPU reads {}, CPU energy {}\n",
+             z["can_control_gpu"].get<bool>() ? "yes" : "no", z["can_read_gpu"].get<bool>() ? "yes" : "no",
+             z["can_read_cpu"].get<bool>() ? "yes" : "no");
+}
+
 void PrintText(const json& info) {
   fmt::print("Zeus {}\n\n", info["version"].get<std::string>());
   const json& driver = info["driver"];
@@ -167,6 +219,7 @@ void PrintText(const json& info) {
                        cpus["packages"].size(), cpus["packages"].size() == 1 ? "" : "s");
   }
   fmt::print("  Read CPU/DRAM energy: {}\n", rapl);
+  PrintZeusd(info["zeusd"]);
   for (const json& p : info["problems"]) fmt::print(stderr, "warning: {}\n", p.get<std::string>());
 }
 
@@ -212,6 +265,7 @@ int RunInfo(bool as_json) {
                         {"cap_sys_admin", privileges.has_cap_sys_admin},
                         {"can_change_gpu_settings", privileges.can_change_gpu_settings()},
                         {"can_read_rapl", info["cpus"]["packages"].empty() ? json(nullptr) : json(!any_unreadable)}};
+  info["zeusd"] = CollectZeusd(problems);
   info["problems"] = problems;
 
   if (as_json) {

@@ -26,7 +26,7 @@ namespace py = pybind11;
 // Which part of Zeus raised the error: it picks the exception family
 // (ZeusBaseGPUError subclasses for GPUs, the ZeusBSO* classes for the
 // batch-size optimizer, ...).
-enum class ErrorDomain { kGeneral, kGpu, kCpu, kBatchSize };
+enum class ErrorDomain { kGeneral, kGpu, kCpu, kBatchSize, kZeusd };
 
 // Raises the Python exception for `error` (sets the Python error and throws
 // py::error_already_set). Needs the GIL.
@@ -45,6 +45,7 @@ void RegisterMonitor(py::module_& m);
 void RegisterPowerLimit(py::module_& m);
 void RegisterBatchSize(py::module_& m);
 void RegisterMetric(py::module_& m);
+void RegisterZeusd(py::module_& m);
 
 }  // namespace zeus::python
 

@@ -57,6 +57,19 @@ constexpr Row kTable[] = {
     {ErrorDomain::kCpu, ErrorCode::kNotSupported, "ZeusCPUInitError"},
     {ErrorDomain::kCpu, ErrorCode::kIoError, "ZeusCPUIOError"},
     // The batch-size optimizer's client (Zeus's ZeusBSO* classes).
+    {ErrorDomain::kZeusd, ErrorCode::kInvalidArgument, "ZeusdError"},
+    {ErrorDomain::kZeusd, ErrorCode::kNotFound, "ZeusdError"},
+    {ErrorDomain::kZeusd, ErrorCode::kNotSupported, "ZeusdError"},
+    {ErrorDomain::kZeusd, ErrorCode::kPermissionDenied, "ZeusdAuthError"},
+    {ErrorDomain::kZeusd, ErrorCode::kUnavailable, "ZeusdConnectionError"},
+    {ErrorDomain::kZeusd, ErrorCode::kDeviceLost, "ZeusdError"},
+    {ErrorDomain::kZeusd, ErrorCode::kTimeout, "ZeusdConnectionError"},
+    {ErrorDomain::kZeusd, ErrorCode::kIoError, "ZeusdConnectionError"},
+    {ErrorDomain::kZeusd, ErrorCode::kFailedPrecondition, "ZeusdCapabilityError"},
+    {ErrorDomain::kZeusd, ErrorCode::kAlreadyExists, "ZeusdError"},
+    {ErrorDomain::kZeusd, ErrorCode::kAborted, "ZeusdError"},
+    {ErrorDomain::kZeusd, ErrorCode::kInternal, "ZeusdError"},
+
     {ErrorDomain::kBatchSize, ErrorCode::kInvalidArgument, "ZeusBSOConfigError"},
     {ErrorDomain::kBatchSize, ErrorCode::kFailedPrecondition, "ZeusBSOOperationOrderError"},
     {ErrorDomain::kBatchSize, ErrorCode::kNotFound, "ZeusBSORuntimError"},
@@ -80,11 +93,12 @@ const char* ExceptionFor(ErrorDomain domain, ErrorCode code) {
   return "ZeusInternalError";  // kOk used as a failure: a bug
 }
 
-constexpr std::array<std::pair<ErrorDomain, std::string_view>, 4> kDomainNames = {{
+constexpr std::array<std::pair<ErrorDomain, std::string_view>, 5> kDomainNames = {{
     {ErrorDomain::kGeneral, "general"},
     {ErrorDomain::kGpu, "gpu"},
     {ErrorDomain::kCpu, "cpu"},
     {ErrorDomain::kBatchSize, "batch_size"},
+    {ErrorDomain::kZeusd, "zeusd"},
 }};
 
 std::string_view DomainName(ErrorDomain domain) {

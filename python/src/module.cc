@@ -13,4 +13,5 @@ PYBIND11_MODULE(_native, m) {
   zeus::python::RegisterPowerLimit(m);
   zeus::python::RegisterBatchSize(m);
   zeus::python::RegisterMetric(m);
+  zeus::python::RegisterZeusd(m);
 }

@@ -38,6 +38,14 @@ EXPECTED = {
         "FAILED_PRECONDITION": zx.ZeusFailedPreconditionError, "ALREADY_EXISTS": zx.ZeusAlreadyExistsError,
         "ABORTED": zx.ZeusAbortedError, "INTERNAL": zx.ZeusInternalError,
     },
+    "zeusd": {
+        "INVALID_ARGUMENT": zx.ZeusdError, "NOT_FOUND": zx.ZeusdError,
+        "NOT_SUPPORTED": zx.ZeusdError, "PERMISSION_DENIED": zx.ZeusdAuthError,
+        "UNAVAILABLE": zx.ZeusdConnectionError, "DEVICE_LOST": zx.ZeusdError,
+        "TIMEOUT": zx.ZeusdConnectionError, "IO_ERROR": zx.ZeusdConnectionError,
+        "FAILED_PRECONDITION": zx.ZeusdCapabilityError, "ALREADY_EXISTS": zx.ZeusdError,
+        "ABORTED": zx.ZeusdError, "INTERNAL": zx.ZeusdError,
+    },
     "batch_size": {
         "INVALID_ARGUMENT": zx.ZeusBSOConfigError, "NOT_FOUND": zx.ZeusBSORuntimError,
         "NOT_SUPPORTED": zx.ZeusBSORuntimError, "PERMISSION_DENIED": zx.ZeusBSORuntimError,

@@ -28,6 +28,9 @@ GPU failures raise Zeus's ``ZeusBaseGPUError`` family (``ZeusGPUInitError``,
 the batch-size optimizer's client ``ZeusBSOClientBaseError``'s; each of those
 classes also derives from the class of its kind above. An error answer of the
 batch-size service (any HTTP status) raises ``ZeusBSORuntimError``, as Zeus.
+The zeusd client (``zeus.utils.zeusd``) raises ``ZeusdError`` and its
+subclasses ``ZeusdConnectionError`` (unreachable, timeout, broken answer),
+``ZeusdAuthError`` (token missing or rejected) and ``ZeusdCapabilityError``.
 
 Every instance has ``message`` (as in Zeus), ``code`` (the native
 ``ErrorCode`` name, or None for errors raised in Python) and ``native_code``
@@ -182,3 +185,20 @@ class ZeusBSOOperationOrderError(ZeusBSOClientBaseError, ZeusFailedPreconditionE
 
 class ZeusBSOTrainFailError(ZeusBSOClientBaseError, RuntimeError):
     """The run ended without reaching the target metric."""
+
+
+# zeusd, the privileged daemon (zeus.utils.zeusd).
+class ZeusdError(ZeusBaseError, RuntimeError):
+    """A request to zeusd failed (the daemon's answer is in the message)."""
+
+
+class ZeusdConnectionError(ZeusdError, ZeusUnavailableError):
+    """zeusd is not configured, cannot be reached, or answered /discover badly."""
+
+
+class ZeusdAuthError(ZeusdError, ZeusPermissionError):
+    """zeusd wants a token and none was given, or it rejected the token."""
+
+
+class ZeusdCapabilityError(ZeusdError, ZeusFailedPreconditionError):
+    """zeusd cannot do what is needed (group not enabled, scope missing, ids absent)."""

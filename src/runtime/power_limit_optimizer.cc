@@ -20,7 +20,8 @@ std::string Watts(std::uint32_t mw) { return fmt::format("{:g} W", mw / 1000.0);
 Error PermissionError(const Error& cause, std::string_view setter) {
   return Error(ErrorCode::kPermissionDenied,
                fmt::format("no permission to change GPU power limits through {} ({}). To optimize power limits, run "
-                           "as root (sudo), or grant CAP_SYS_ADMIN (e.g. docker run --cap-add SYS_ADMIN)",
+                           "as root (sudo), or grant CAP_SYS_ADMIN (e.g. docker run --cap-add SYS_ADMIN), or run "
+                           "zeusd (as root) and set ZEUSD_SOCK_PATH to its socket",
                            setter, cause.message()));
 }
 
@@ -41,11 +42,12 @@ std::string_view PowerLimitOptimizerStateName(PowerLimitOptimizerState state) {
 // and the exit paths (signal watcher, terminate, exit).
 struct PowerLimitOptimizer::Shared final : internal::ExitRestorable {
   Shared(const device::GpuSet& gpus_in, std::vector<std::size_t> indices_in, std::vector<std::uint32_t> original_in,
-         PowerLimitSetter* setter_in, std::function<void(std::string_view)> log_in)
+         PowerLimitSetter* setter_in, std::unique_ptr<PowerLimitSetter> owned_in,
+         std::function<void(std::string_view)> log_in)
       : gpus(gpus_in), indices(std::move(indices_in)), original(std::move(original_in)), applied(original),
-        setter(setter_in), log(std::move(log_in)) {
+        owned_setter(std::move(owned_in)), setter(setter_in), log(std::move(log_in)) {
     if (setter == nullptr) {
-      owned_setter = std::make_unique<NvmlPowerLimitSetter>();
+      if (!owned_setter) owned_setter = std::make_unique<NvmlPowerLimitSetter>();
       setter = owned_setter.get();
     }
   }
@@ -188,9 +190,20 @@ Result<std::unique_ptr<PowerLimitOptimizer>> PowerLimitOptimizer::Create(const d
 
   // 3. May we change limits? Setting the current limit again changes nothing.
   // (After a read error the originals are incomplete: nothing is ever set then.)
+  // Without a setter given: through zeusd when it is configured (its errors
+  // are ours: never a silent fallback), else NVML in this process.
+  std::unique_ptr<PowerLimitSetter> default_setter;
+  if (!local_error && p.options_.setter == nullptr) {
+    auto made = MakeDefaultPowerLimitSetter(gpus, p.gpu_indices_);
+    if (made) {
+      default_setter = std::move(*made);
+    } else {
+      local_error = made.error();
+    }
+  }
   p.shared_ = std::make_unique<Shared>(gpus, local_error ? std::vector<std::size_t>{} : p.gpu_indices_,
                                        local_error ? std::vector<std::uint32_t>{} : p.original_mw_, p.options_.setter,
-                                       p.options_.log);
+                                       std::move(default_setter), p.options_.log);
   std::optional<Error> probe_error;
   if (!local_error) probe_error = p.shared_->Set(p.original_mw_, /*force=*/true);
 

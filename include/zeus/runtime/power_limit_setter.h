@@ -2,9 +2,9 @@
 //
 // zeus::runtime::PowerLimitSetter: how an optimizer changes a GPU's power
 // limit. Changing a limit needs root or CAP_SYS_ADMIN on real hardware, so
-// the way it is done is a seam: NvmlPowerLimitSetter (here) asks NVML
-// directly through the Gpu seam; a setter that asks a privileged daemon
-// (zeusd) can replace it without touching the optimizer.
+// the way it is done is a seam: NvmlPowerLimitSetter asks NVML directly
+// through the Gpu seam; ZeusdPowerLimitSetter asks the privileged daemon
+// (zeusd), without touching the optimizer.
 //
 // Reading limits needs no privilege and stays on zeus::device::Gpu.
 //
@@ -20,11 +20,17 @@
 #ifndef ZEUS_RUNTIME_POWER_LIMIT_SETTER_H_
 #define ZEUS_RUNTIME_POWER_LIMIT_SETTER_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "zeus/base/error.h"
 #include "zeus/device/gpu.h"
+#include "zeus/zeusd/client.h"
 
 namespace zeus::runtime {
 
@@ -43,6 +49,35 @@ class NvmlPowerLimitSetter final : public PowerLimitSetter {
   Status SetPowerLimitMw(device::Gpu& gpu, std::uint32_t limit_mw) override;
   std::string_view name() const override { return "NVML (in this process)"; }
 };
+
+// Sets limits through zeusd (POST /gpu/set_power_limit?block=true). Our GPUs
+// are matched to the daemon's ids by PCI address (the daemon sees every GPU;
+// CUDA_VISIBLE_DEVICES does not apply to it). Thread-safe.
+class ZeusdPowerLimitSetter final : public PowerLimitSetter {
+ public:
+  // Connects and checks that the daemon can do it: fails when the daemon is
+  // unreachable (kUnavailable), a token is missing or rejected
+  // (kPermissionDenied), the token lacks the gpu-control scope or the group
+  // is not enabled (kFailedPrecondition), or a GPU of `gpus` at `indices` is
+  // not the daemon's (kNotFound). Each message names the daemon and what to do.
+  static Result<std::unique_ptr<ZeusdPowerLimitSetter>> Create(zeusd::ZeusdConfig config,
+                                                                const device::GpuSet& gpus,
+                                                                std::span<const std::size_t> indices);
+  Status SetPowerLimitMw(device::Gpu& gpu, std::uint32_t limit_mw) override;
+  std::string_view name() const override { return name_; }
+
+ private:
+  ZeusdPowerLimitSetter() = default;
+  std::unique_ptr<zeusd::ZeusdClient> client_;
+  std::vector<std::pair<const device::Gpu*, int>> daemon_ids_;  // our Gpu -> the daemon's id
+  std::string name_;
+};
+
+// The setter an optimizer uses when given none: ZeusdPowerLimitSetter when
+// ZEUSD_SOCK_PATH or ZEUSD_HOST_PORT is set (its errors returned, never a
+// silent fallback), else NvmlPowerLimitSetter.
+Result<std::unique_ptr<PowerLimitSetter>> MakeDefaultPowerLimitSetter(const device::GpuSet& gpus,
+                                                                      std::span<const std::size_t> indices);
 
 }  // namespace zeus::runtime
 
