@@ -33,6 +33,7 @@ test: deps
 	@scripts/test-python-install
 	@scripts/fuzz-traces
 	@scripts/fuzz-bso
+	@scripts/fuzz-zeusd
 	@$(MAKE) --no-print-directory test-asan
 	@$(MAKE) --no-print-directory test-tsan
 
@@ -43,9 +44,9 @@ test-asan:
 
 # The test binaries whose code runs threads (samplers, guards, locks, the
 # HTTP server's workers, the service's connection pool).
-TSAN_TESTS = zeus_monitor_test zeus_device_test zeus_nvml_emulator_test zeus_runtime_test zeus_bso_http_test \
+TSAN_TESTS = zeus_monitor_test zeus_device_test zeus_nvml_emulator_test zeus_runtime_test zeus_http_test \
              zeus_bso_sql_test \
-             zeus_bso_test
+             zeus_bso_test zeus_zeusd_test
 
 test-tsan:
 	@cmake --preset tsan >/dev/null
