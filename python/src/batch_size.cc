@@ -32,7 +32,9 @@ namespace {
 
 // The fields of Zeus's JobSpec (JobParams with an optional job_id), read from
 // any Python object that has them as attributes (zeus.optimizer.batch_size's
-// JobSpec dataclass). The GPU configuration comes from the monitor's GPUs.
+// JobSpec dataclass), and our "policy" extension ("zeus" when the object has
+// none, as the service reads an absent one). The GPU configuration comes from
+// the monitor's GPUs.
 bso::JobSpec JobSpecFromPython(const py::handle& job) {
   bso::JobSpec spec;
   py::object job_id = job.attr("job_id");
@@ -53,6 +55,7 @@ bso::JobSpec JobSpecFromPython(const py::handle& job) {
   spec.mab_num_explorations = job.attr("mab_num_explorations").cast<int>();
   py::object seed = job.attr("mab_seed");
   if (!seed.is_none()) spec.mab_seed = seed.cast<std::int64_t>();
+  if (py::hasattr(job, "policy")) spec.policy = job.attr("policy").cast<std::string>();
   return spec;
 }
 
@@ -76,6 +79,7 @@ py::dict JobSpecToDict(const bso::JobSpec& spec) {
   d["max_power"] = spec.max_power;
   d["number_of_gpus"] = spec.number_of_gpus;
   d["gpu_model"] = spec.gpu_model;
+  d["policy"] = spec.policy;
   return d;
 }
 

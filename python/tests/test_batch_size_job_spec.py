@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from zeus.exception import ZeusBSOConfigError, ZeusInvalidArgumentError
@@ -16,6 +18,7 @@ def test_job_spec_defaults_and_validation() -> None:
         (None, 0.5, 2.0, 0.5, True)
     assert (job.max_epochs, job.num_pruning_rounds, job.window_size, job.mab_prior_mean, job.mab_prior_precision,
             job.mab_num_explorations, job.mab_seed) == (100, 2, 0, 0.0, 0.0, 2, None)
+    assert job.policy == "zeus"  # the extension's default: Zeus's own exploration
     assert job.batch_sizes == [32, 256, 1024]  # sorted, as Zeus's validator does
     assert CommonJobSpec is JobSpec  # Zeus's import path
 
@@ -37,3 +40,17 @@ def test_job_spec_problems_are_config_errors_naming_the_field() -> None:
         JobSpec(job_id_prefix="mnist", batch_sizes=[32], default_batch_size=32, num_pruning_rounds=0)
     with pytest.raises(TypeError):
         JobSpec("mnist", [32], 32)  # type: ignore[misc]  # keyword-only, as pydantic
+
+
+def test_job_spec_policy_is_an_extension_checked_by_name() -> None:
+    job = JobSpec(job_id_prefix="mnist", batch_sizes=[32, 64], default_batch_size=32, policy="zeus-robust")
+    assert job.policy == "zeus-robust"
+    assert job.dict()["policy"] == "zeus-robust"
+    # It follows Zeus's fields, so Zeus's fields keep their order.
+    assert [f.name for f in dataclasses.fields(JobSpec)][-2:] == ["mab_seed", "policy"]
+    with pytest.raises(ZeusBSOConfigError,
+                       match="policy: unknown batch-size policy 'greedy'; use one of zeus, zeus-robust") as info:
+        JobSpec(job_id_prefix="mnist", batch_sizes=[32], default_batch_size=32, policy="greedy")
+    assert isinstance(info.value, ValueError)
+    with pytest.raises(ValueError, match=r"policy: must be a string \(got 2\)"):
+        JobSpec(job_id_prefix="mnist", batch_sizes=[32], default_batch_size=32, policy=2)  # type: ignore[arg-type]

@@ -18,7 +18,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Callable, Iterator, Optional
+from typing import Callable, Iterator, Optional, Union
 
 import pytest
 
@@ -111,10 +111,13 @@ def make_job(**overrides: object) -> JobSpec:
 
 
 def recurrence(monitor: ZeusMonitor, url: str, job: JobSpec, advance: Callable[[float], None],
-               epochs_to_converge: Optional[int]) -> tuple[int, int, Optional[str]]:
-    """One run, as a Zeus user writes it: (batch size, trial number, the TrainFail message or None)."""
+               epochs_to_converge: Union[Optional[int], dict[int, Optional[int]]]) -> tuple[int, int, Optional[str]]:
+    """One run, as a Zeus user writes it: (batch size, trial number, the TrainFail message or None).
+    ``epochs_to_converge`` (None: never) may depend on the batch size the run gets (a dict)."""
     bso = BatchSizeOptimizer(monitor=monitor, server_url=url, job=job)
     batch_size = bso.get_batch_size()
+    if isinstance(epochs_to_converge, dict):
+        epochs_to_converge = epochs_to_converge[batch_size]
     bso.on_train_begin()
     try:
         for epoch in range(1, job.max_epochs + 1):
@@ -160,6 +163,33 @@ def test_recurrences_follow_the_pruning_order_then_thompson_sampling(bso_server:
         assert bs in (32, 64, 128)
         assert trial_number == trial
         assert failure is None
+
+
+def test_a_zeus_robust_job_explores_one_pruning_round_that_stops_past_the_optimum(bso_server: Server, gpu) -> None:
+    # The same job and the same outcomes (epochs to converge per batch size, None: never; a run's cost is
+    # proportional to its epochs) under both policies, as two jobs on one server.
+    epochs = {8: None, 16: 2, 32: 1, 64: 2, 128: 3, 256: 3}
+    monitor = ZeusMonitor(gpu_indices=[0])
+
+    def explore(job: JobSpec, runs: int) -> list[int]:
+        seen: list[int] = []
+        for trial in range(1, runs + 1):
+            bs, trial_number, _ = recurrence(monitor, bso_server.url, job, gpu, epochs)
+            seen.append(bs)
+            assert trial_number == trial
+        return seen
+
+    # zeus (by hand, as in test_recurrences_follow_the_pruning_order_then_thompson_sampling): round 1 goes down
+    # 128, 64, 32, 16, 8 (8 fails), then up to 256.
+    assert explore(make_job(job_id="pruning-zeus"), 6) == [128, 64, 32, 16, 8, 256]
+    # zeus-robust (stop ratio 1.5, patience 1; costs in epochs): down 128 (3), 64 (2), 32 (1, the least), 16 (2 >
+    # 1.5 x 1: past the optimum, the direction ends, 16 is kept); "up" is skipped since the start 128 cost 3 > 1.5 x
+    # 1. That was the only round: 8 and 256 are never run, and Thompson sampling draws from {16, 32, 64, 128}.
+    robust = make_job(job_id="pruning-robust", policy="zeus-robust")
+    seen = explore(robust, 8)
+    assert seen[:4] == [128, 64, 32, 16]
+    assert set(seen[4:]) <= {16, 32, 64, 128}, f"explored {seen}"
+    assert BatchSizeOptimizer(monitor=monitor, server_url=bso_server.url, job=robust).job.policy == "zeus-robust"
 
 
 def test_the_job_is_registered_with_the_gpu_configuration(bso_server: Server, gpu) -> None:

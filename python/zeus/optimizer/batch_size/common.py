@@ -12,6 +12,13 @@ Differences from Zeus, on purpose (the server's fixes, W8):
 service), ``window_size`` and ``mab_prior_precision`` at least 0, batch sizes
 positive and distinct, ``mab_seed`` at least 0. Values are not coerced from
 strings as pydantic would: ``max_epochs="10"`` is an error.
+
+Extension: ``policy``, the batch-size policy the service runs for the job
+(``"zeus"``, the default, or ``"zeus-robust"``; docs/simulator.md, "The
+zeus-robust policy"). The names are the native side's, so an unknown one is
+rejected with the list of allowed names. The client always sends it; Zeus's
+own client never does (our server then runs ``"zeus"``) and Zeus's own server
+ignores it (pydantic drops unknown fields), running Zeus's policy.
 """
 
 from __future__ import annotations
@@ -59,6 +66,8 @@ class JobSpec:
         mab_prior_precision: the prior precision of the arms; 0 is uninformative.
         mab_num_explorations: runs of each batch size before Thompson sampling draws.
         mab_seed: the service's random seed for this job; ``None`` lets the service pick one.
+        policy: extension: the batch-size policy, ``"zeus"`` (Zeus's exploration, the default) or
+            ``"zeus-robust"``; Zeus's own server ignores it.
     """
 
     job_id: Optional[str] = None
@@ -76,6 +85,7 @@ class JobSpec:
     mab_prior_precision: float = 0.0
     mab_num_explorations: int = 2
     mab_seed: Optional[int] = None
+    policy: str = "zeus"
 
     def __post_init__(self) -> None:
         problems = self._type_problems()
@@ -115,6 +125,8 @@ class JobSpec:
             problems.append(f"higher_is_better_metric: must be True or False (got {self.higher_is_better_metric!r})")
         if self.mab_seed is not None and not _is_int(self.mab_seed):
             problems.append(f"mab_seed: must be an integer or None (got {self.mab_seed!r})")
+        if not isinstance(self.policy, str):
+            problems.append(f"policy: must be a string (got {self.policy!r})")
         return problems
 
     def dict(self) -> dict[str, Any]:
