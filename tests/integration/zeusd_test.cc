@@ -133,8 +133,10 @@ TEST_F(ZeusdTest, ServesPrometheusMetricsThatPromtoolAccepts) {
       R"(zeus_gpu_power_watts\{gpu="1",hostname="[^"]+",model="Tesla V100-SXM2-32GB",uuid="[^"]+"\} 250)";
   std::optional<http::HttpResponse> metrics;
   EXPECT_TRUE(testing::WaitUntil([&] {
-    metrics = Client()->Send("GET", "/metrics");
-    return metrics && (metrics->status != 200 || ::testing::Matches(::testing::ContainsRegex(power1))(metrics->body));
+    auto sent = Client()->Send("GET", "/metrics");
+    if (!sent) return false;
+    metrics = std::move(*sent);
+    return (metrics->status != 200 || ::testing::Matches(::testing::ContainsRegex(power1))(metrics->body));
   }));
   ASSERT_TRUE(metrics);
   ASSERT_EQ(metrics->status, 200) << metrics->body;
