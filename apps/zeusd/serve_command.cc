@@ -139,7 +139,10 @@ int RunServe(const ServeFlags& flags) {
   }
 
   std::unique_ptr<device::GpuSet> gpus;
-  if (Has(*groups, zeusd::ApiGroup::kGpuControl) || Has(*groups, zeusd::ApiGroup::kGpuRead)) {
+  // /metrics exports the GPUs, and the CPUs only when cpu-read is enabled too
+  // (RAPL counters are root-only on the host; exposing them is cpu-read's call).
+  if (Has(*groups, zeusd::ApiGroup::kGpuControl) || Has(*groups, zeusd::ApiGroup::kGpuRead) ||
+      Has(*groups, zeusd::ApiGroup::kMetrics)) {
     device::GpuOptions gpu_options;
     gpu_options.nvml_library = flags.nvml_library.empty() ? std::string(kDefaultNvml) : flags.nvml_library;
     gpu_options.cuda_visible_devices = std::nullopt;  // unset above: every GPU
@@ -240,7 +243,9 @@ void RegisterServeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--cpu-power-poll-hz", flags->cpu_power_poll_hz, "CPU power polling rate for streams (default 10)")
       ->check(cli::NumberRange(0.01, 1000));
   cmd->add_option("--enable", flags->enable,
-                  "Comma-separated API groups: gpu-control, gpu-read, cpu-read (default: all three)");
+                  "Comma-separated API groups: gpu-control, gpu-read, cpu-read, metrics (default: the first "
+                  "three). metrics serves GET /metrics for Prometheus (the GPUs, and the CPUs' RAPL energy with "
+                  "cpu-read) with no token even when --signing-key-path is set, like /discover and /time");
   cmd->add_option("--gpu-command-overrides", flags->gpu_command_overrides,
                   "TOML file of commands that replace GPU writes (must not be world-writable)");
   cmd->add_option("--signing-key-path", flags->signing_key_path,

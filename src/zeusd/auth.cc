@@ -43,6 +43,7 @@ std::string_view ApiGroupName(ApiGroup group) {
     case ApiGroup::kGpuControl: return "gpu-control";
     case ApiGroup::kGpuRead: return "gpu-read";
     case ApiGroup::kCpuRead: return "cpu-read";
+    case ApiGroup::kMetrics: return "metrics";
   }
   return "unknown";
 }
@@ -52,7 +53,7 @@ Result<ApiGroup> ParseApiGroup(std::string_view name) {
     if (ApiGroupName(group) == name) return group;
   }
   return Fail(ErrorCode::kInvalidArgument,
-              fmt::format("unknown API group '{}'; the groups are gpu-control, gpu-read, cpu-read", name));
+              fmt::format("unknown API group '{}'; the groups are gpu-control, gpu-read, cpu-read, metrics", name));
 }
 
 Result<std::vector<ApiGroup>> ParseApiGroups(std::string_view list) {
@@ -81,6 +82,7 @@ std::optional<ApiGroup> GroupOfPath(std::string_view path) {
   if (path.starts_with("/gpu/set_") || path.starts_with("/gpu/reset_")) return ApiGroup::kGpuControl;
   if (path.starts_with("/gpu/")) return ApiGroup::kGpuRead;
   if (path.starts_with("/cpu/")) return ApiGroup::kCpuRead;
+  if (path == "/metrics") return ApiGroup::kMetrics;
   return std::nullopt;
 }
 

@@ -17,10 +17,14 @@
 
 namespace zeus::zeusd {
 
-enum class ApiGroup : std::uint8_t { kGpuControl, kGpuRead, kCpuRead };
-inline constexpr ApiGroup kAllApiGroups[] = {ApiGroup::kGpuControl, ApiGroup::kGpuRead, ApiGroup::kCpuRead};
+// kMetrics is GET /metrics (Prometheus). It needs no token scope: the route
+// is open like /discover when the group is enabled (a scraper cannot send a
+// JWT); a token may still carry the scope, which grants nothing more.
+enum class ApiGroup : std::uint8_t { kGpuControl, kGpuRead, kCpuRead, kMetrics };
+inline constexpr ApiGroup kAllApiGroups[] = {ApiGroup::kGpuControl, ApiGroup::kGpuRead, ApiGroup::kCpuRead,
+                                             ApiGroup::kMetrics};
 
-// "gpu-control", "gpu-read", "cpu-read".
+// "gpu-control", "gpu-read", "cpu-read", "metrics".
 std::string_view ApiGroupName(ApiGroup group);
 // The inverse; kInvalidArgument naming the word and the choices.
 Result<ApiGroup> ParseApiGroup(std::string_view name);
@@ -30,7 +34,8 @@ Result<ApiGroup> ParseApiGroup(std::string_view name);
 Result<std::vector<ApiGroup>> ParseApiGroups(std::string_view list);
 
 // The group a route belongs to: /gpu/set_* and /gpu/reset_* are gpu-control,
-// other /gpu/* gpu-read, /cpu/* cpu-read; anything else none.
+// other /gpu/* gpu-read, /cpu/* cpu-read, /metrics metrics; anything else
+// none.
 std::optional<ApiGroup> GroupOfPath(std::string_view path);
 
 struct TokenClaims {

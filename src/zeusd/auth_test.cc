@@ -40,6 +40,8 @@ TEST(ApiGroupTest, NamesAndPaths) {
   EXPECT_EQ(GroupOfPath("/gpu/get_power"), ApiGroup::kGpuRead);
   EXPECT_EQ(GroupOfPath("/gpu/stream_power"), ApiGroup::kGpuRead);
   EXPECT_EQ(GroupOfPath("/cpu/get_power"), ApiGroup::kCpuRead);
+  EXPECT_EQ(GroupOfPath("/metrics"), ApiGroup::kMetrics);
+  EXPECT_EQ(ParseApiGroup("metrics").value(), ApiGroup::kMetrics);
   EXPECT_EQ(GroupOfPath("/discover"), std::nullopt);
   EXPECT_EQ(GroupOfPath("/auth/whoami"), std::nullopt);
 }

@@ -143,9 +143,11 @@ class Daemon::Impl {
     for (std::size_t i = 0; i < cpu_count(); ++i) {
       cpu_pollers_.push_back(std::make_shared<Poller>(fmt::format("zeusd-cpoll{}", i), cpu_period, CpuPollFn(i)));
     }
+    if (enabled_[static_cast<std::size_t>(ApiGroup::kMetrics)]) StartCollector();
   }
 
   ~Impl() {
+    collector_.reset();
     for (auto& poller : gpu_pollers_) poller->Stop();
     for (auto& poller : cpu_pollers_) poller->Stop();
     gpu_workers_.clear();  // runs what is queued, joins
@@ -164,7 +166,7 @@ class Daemon::Impl {
     if (!options_.signing_key) {
       // (2) No auth: /auth/* does not exist, tokens are ignored.
       if (path.starts_with("/auth/")) return ErrorAnswer(404, fmt::format("No route for {}", path));
-    } else if (path != "/discover" && path != "/time") {  // (3) open routes
+    } else if (path != "/discover" && path != "/time" && path != "/metrics") {  // (3) open routes
       // (4) A bearer token is required.
       std::optional<std::string> token;
       for (const auto& [name, value] : request.headers) {
@@ -262,6 +264,10 @@ class Daemon::Impl {
       if (auto wrong = method_is("GET")) return *wrong;
       return GpuRead(target);
     }
+    if (path == "/metrics") {
+      if (auto wrong = method_is("GET")) return *wrong;
+      return Metrics(target);
+    }
     if (path == "/gpu/stream_power" || path == "/cpu/stream_power") {
       if (auto wrong = method_is("GET")) return *wrong;
       return Stream(target, path == "/gpu/stream_power");
@@ -299,6 +305,36 @@ class Daemon::Impl {
                                 {"cpus", cpus},
                                 {"enabled_api_groups", groups},
                                 {"auth_required", options_.signing_key.has_value()}});
+  }
+
+  void StartCollector() {
+    exporter::CollectorOptions metrics = options_.metrics;
+    if (!metrics.log) {
+      metrics.log = [](std::string_view line) {
+        std::fprintf(stderr, "zeusd: metrics: %.*s\n", static_cast<int>(line.size()), line.data());
+      };
+    }
+    auto collector = exporter::Collector::Create(gpus_, cpus_, std::move(metrics));
+    if (collector) {
+      collector_ = std::move(*collector);
+    } else {
+      collector_error_ = collector.error();
+      std::fprintf(stderr, "zeusd: metrics: cannot start the collector: %s\n", collector_error_->message().c_str());
+    }
+  }
+
+  HttpResponse Metrics(const Target& target) {
+    QueryFields fields(target, {});
+    if (Status done = fields.Finish(); !done) return ErrorAnswer(done.error());
+    if (!collector_) {
+      return ErrorAnswer(500, fmt::format("The metrics collector did not start: {}",
+                                          collector_error_ ? collector_error_->message() : "unknown error"));
+    }
+    HttpResponse response;
+    response.status = 200;
+    response.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    response.body = collector_->Scrape();
+    return response;
   }
 
   HttpResponse GpuWrite(const Target& target, GpuOp op) {
@@ -570,6 +606,8 @@ class Daemon::Impl {
   std::vector<std::unique_ptr<SerialWorker>> gpu_workers_;
   std::vector<std::shared_ptr<Poller>> gpu_pollers_;
   std::vector<std::shared_ptr<Poller>> cpu_pollers_;
+  std::unique_ptr<exporter::Collector> collector_;  // set when the metrics group is enabled and it started
+  std::optional<Error> collector_error_;
 };
 
 Daemon::Daemon(DaemonOptions options, const device::GpuSet* gpus, const device::CpuSet* cpus)

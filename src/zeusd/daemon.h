@@ -2,7 +2,14 @@
 //
 // zeusd's HTTP API over a GpuSet and a CpuSet: routes, query parameters, JSON
 // answers, status codes and error bodies as zeusd's (zeus-reference 3.4), the
-// authentication middleware, and the power streams (A15).
+// authentication middleware, the power streams (A15), and GET /metrics.
+//
+// GET /metrics (group metrics): the Prometheus text exposition 0.0.4 of
+// zeus::exporter's Collector over the daemon's GpuSet and CpuSet, the same
+// series as `zeus exporter`. Open, like /discover and /time: it needs no
+// token even when tokens are required, so enabling the group publishes those
+// series (RAPL energy included when the daemon has CPUs) to anyone who can
+// reach the socket or port.
 //
 // Answers: 200 with the route's JSON; errors as {"error": "<message>"} with
 // 400 (bad input, an id out of range, a driver's invalid-argument or
@@ -32,6 +39,7 @@
 #include "zeus/base/error.h"
 #include "zeus/device/cpu.h"
 #include "zeus/device/gpu.h"
+#include "zeus/exporter/collector.h"
 #include "zeusd/auth.h"
 #include "zeusd/gpu_ops.h"
 
@@ -53,12 +61,17 @@ struct DaemonOptions {
   // Unix time in ms; null: the system clock. For token expiry and answers'
   // timestamps.
   std::function<std::int64_t()> unix_time_ms;
+  // The Collector behind /metrics, made (and sampling) only when the metrics
+  // group is enabled. A null log writes "zeusd: metrics: ..." to stderr.
+  exporter::CollectorOptions metrics;
 };
 
 class Daemon {
  public:
   // `gpus` and `cpus` may be null (no GPUs, no CPUs) and must outlive the
   // Daemon. Reads the GPUs' names and PCI addresses once, for /discover.
+  // With the metrics group, starts the Collector; if that fails the error is
+  // logged and /metrics answers it with 500.
   Daemon(DaemonOptions options, const device::GpuSet* gpus, const device::CpuSet* cpus);
   // Finishes the queued GPU writes, stops the pollers.
   ~Daemon();

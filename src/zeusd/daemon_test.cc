@@ -246,6 +246,45 @@ TEST_F(DaemonTest, DisabledGroupsAre404WhateverTheToken) {
   EXPECT_EQ(json::parse(Get("/discover").body)["enabled_api_groups"], json::parse(R"(["gpu-read"])"));
 }
 
+TEST_F(DaemonTest, MetricsIs404UnlessEnabled) {
+  DaemonOptions options;
+  options.signing_key = kKey;
+  Start(options);  // the default groups: gpu-control, gpu-read, cpu-read
+  const std::string all = Token({ApiGroup::kGpuControl, ApiGroup::kGpuRead, ApiGroup::kCpuRead, ApiGroup::kMetrics});
+  for (const std::string& token : {std::string(), all}) {
+    auto r = Get("/metrics", token);
+    EXPECT_EQ(r.status, 404);
+    EXPECT_EQ(json::parse(r.body)["error"], "API group 'metrics' is not enabled on this server.");
+  }
+}
+
+// Open like /discover: a scraper sends no token.
+TEST_F(DaemonTest, MetricsServesTheCollectorsExpositionWithoutAToken) {
+  DaemonOptions options;
+  options.enabled_groups = {ApiGroup::kGpuRead, ApiGroup::kMetrics};
+  options.signing_key = kKey;
+  options.metrics.hostname = "h1";
+  Start(options);
+  EXPECT_EQ(Get("/gpu/get_power_limit").status, 401) << "the other groups still need a token";
+  // FakeGpuConfig's default: 100 W demand under a 250 W limit.
+  const std::string power0 = R"(zeus_gpu_power_watts{gpu="0",hostname="h1",model="Fake A",uuid="GPU-fake"} 100)";
+  http::HttpResponse r;
+  EXPECT_TRUE(zeus::testing::WaitUntil([&] {
+    r = Get("/metrics");
+    return r.status != 200 || r.body.find(power0 + "\n") != std::string::npos;
+  }));
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.content_type, "text/plain; version=0.0.4; charset=utf-8");
+  EXPECT_THAT(r.body, HasSubstr(power0 + "\n"));
+  EXPECT_THAT(r.body, HasSubstr("# TYPE zeus_gpu_power_watts gauge\n"));
+  EXPECT_THAT(r.body, HasSubstr(R"(zeus_device_up{device="gpu",gpu="1",hostname="h1",model="Fake B",uuid="GPU-fake"} 1)"));
+  rapl_.SetEnergy(0, false, 8'000'000);  // +3 J on package 0 since the collector started
+  EXPECT_THAT(Get("/metrics").body, HasSubstr("zeus_cpu_energy_joules_total{hostname=\"h1\",package=\"0\"} 3\n"));
+  EXPECT_EQ(Get("/metrics?x=1").status, 400);
+  EXPECT_EQ(Post("/metrics").status, 405);
+  EXPECT_EQ(json::parse(Get("/discover").body)["enabled_api_groups"], json::parse(R"(["gpu-read", "metrics"])"));
+}
+
 TEST_F(DaemonTest, WithoutAKeyTokensAreIgnoredAndAuthIs404) {
   Start();
   EXPECT_EQ(Get("/gpu/get_power_limit", "garbage").status, 200);

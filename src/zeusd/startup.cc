@@ -36,7 +36,7 @@ Status CheckPrivileges(const std::vector<ApiGroup>& groups, bool is_root, bool h
   if (is_root) return OkStatus();
   std::string needing;
   for (ApiGroup group : groups) {
-    if (group == ApiGroup::kGpuRead) continue;
+    if (group == ApiGroup::kGpuRead || group == ApiGroup::kMetrics) continue;
     if (group == ApiGroup::kGpuControl && has_command_overrides) continue;
     needing += fmt::format("{}{}", needing.empty() ? "" : ", ", ApiGroupName(group));
   }

@@ -17,8 +17,8 @@
 namespace zeus::zeusd {
 
 // gpu-control and cpu-read need root (gpu-control not when command overrides
-// are configured, which run their own tools). kPermissionDenied naming the
-// groups and the fix.
+// are configured, which run their own tools); gpu-read and metrics do not.
+// kPermissionDenied naming the groups and the fix.
 Status CheckPrivileges(const std::vector<ApiGroup>& groups, bool is_root, bool has_command_overrides);
 
 // Makes `path` ready to bind: creates its parent directory (mode 0755) when

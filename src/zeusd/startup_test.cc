@@ -82,7 +82,7 @@ TEST(PrepareSocketPathTest, ParentIsCreated) {
 }
 
 TEST(CheckPrivilegesTest, RootNeededForControlAndCpuRead) {
-  EXPECT_TRUE(CheckPrivileges({ApiGroup::kGpuRead}, false, false));
+  EXPECT_TRUE(CheckPrivileges({ApiGroup::kGpuRead, ApiGroup::kMetrics}, false, false));
   Status s = CheckPrivileges({ApiGroup::kGpuControl, ApiGroup::kGpuRead, ApiGroup::kCpuRead}, false, false);
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().code(), ErrorCode::kPermissionDenied);

@@ -2,8 +2,9 @@
 //
 // The real `zeusd` binary on the NVML emulator over a Unix socket: the API
 // with a token from `zeusd token issue`, a power stream read off the socket,
-// the start-up checks (a live socket is never taken over, a non-socket file is
-// left alone, a stale socket is replaced, root is needed), and usage errors.
+// /metrics (open with auth on, accepted by promtool), the start-up checks (a
+// live socket is never taken over, a non-socket file is left alone, a stale
+// socket is replaced, root is needed), and usage errors.
 
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -49,9 +51,10 @@ class ZeusdTest : public ::testing::Test {
     key_ = dir_.Write("key", "integration-test-key");
   }
 
-  std::vector<std::string> ServeArgs(std::vector<std::string> extra = {}) const {
+  std::vector<std::string> ServeArgs(std::vector<std::string> extra = {},
+                                     const std::string& enable = "gpu-control,gpu-read") const {
     std::vector<std::string> args = {ZEUS_TEST_ZEUSD_PATH, "serve", "--socket-path", socket_, "--nvml-library",
-                                     ZEUS_TEST_EMULATOR_PATH, "--enable", "gpu-control,gpu-read",
+                                     ZEUS_TEST_EMULATOR_PATH, "--enable", enable,
                                      "--gpu-power-poll-hz", "50"};
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
@@ -61,8 +64,9 @@ class ZeusdTest : public ::testing::Test {
             {"CUDA_VISIBLE_DEVICES", "1"}};
   }
 
-  std::unique_ptr<testing::BackgroundProcess> Start(std::vector<std::string> extra = {}) {
-    auto daemon = std::make_unique<testing::BackgroundProcess>(ServeArgs(std::move(extra)), dir_.File("out"),
+  std::unique_ptr<testing::BackgroundProcess> Start(std::vector<std::string> extra = {},
+                                                    const std::string& enable = "gpu-control,gpu-read") {
+    auto daemon = std::make_unique<testing::BackgroundProcess>(ServeArgs(std::move(extra), enable), dir_.File("out"),
                                                                 dir_.File("err"), Env());
     EXPECT_TRUE(testing::WaitUntil([&] { return !daemon->Running() || Client()->Send("GET", "/time").has_value(); }));
     EXPECT_TRUE(daemon->Running()) << Log();
@@ -116,6 +120,33 @@ TEST_F(ZeusdTest, ServesTheApiWithTokensOverAUnixSocket) {
   EXPECT_EQ(daemon->Wait(), 0);
   struct stat st {};
   EXPECT_NE(::lstat(socket_.c_str(), &st), 0) << "the socket is removed on exit";
+}
+
+// `--enable gpu-read,metrics` without root: the exporter's series of the
+// emulated GPUs, with no token although tokens are required elsewhere.
+TEST_F(ZeusdTest, ServesPrometheusMetricsThatPromtoolAccepts) {
+  if (!std::filesystem::exists("/usr/bin/promtool")) GTEST_SKIP() << "/usr/bin/promtool missing";
+  auto daemon = Start({"--signing-key-path", key_}, "gpu-read,metrics");
+  EXPECT_EQ(Client()->Send("GET", "/gpu/get_power_limit")->status, 401);
+  // GPU 1 draws the scenario's constant 250 W.
+  const std::string power1 =
+      R"(zeus_gpu_power_watts\{gpu="1",hostname="[^"]+",model="Tesla V100-SXM2-32GB",uuid="[^"]+"\} 250)";
+  std::optional<http::HttpResponse> metrics;
+  EXPECT_TRUE(testing::WaitUntil([&] {
+    auto sent = Client()->Send("GET", "/metrics");
+    if (!sent) return false;
+    metrics = std::move(*sent);
+    return (metrics->status != 200 || ::testing::Matches(::testing::ContainsRegex(power1))(metrics->body));
+  }));
+  ASSERT_TRUE(metrics);
+  ASSERT_EQ(metrics->status, 200) << metrics->body;
+  EXPECT_EQ(metrics->content_type, "text/plain; version=0.0.4; charset=utf-8");
+  EXPECT_THAT(metrics->body, ::testing::ContainsRegex(power1));
+  EXPECT_THAT(metrics->body, HasSubstr("zeus_gpu_energy_joules_total{gpu=\"0\","));
+  const std::string path = dir_.Write("exposition.txt", metrics->body);
+  const auto promtool = testing::RunProcess({"/bin/sh", "-c", "/usr/bin/promtool check metrics < " + path});
+  EXPECT_EQ(promtool.exit_code, 0) << promtool.out << promtool.err;
+  EXPECT_EQ(promtool.out + promtool.err, "");
 }
 
 // Reads a stream off the socket by hand: headers, then SSE frames.
