@@ -365,13 +365,16 @@ TEST_P(BsoServerTest, SigkillMidLoadLosesNoAcknowledgedReport) {
   }
   // Each arm's stored statistics (posterior and moments, updated in the
   // report's transaction) equal a refit from every stored trial: the crash
-  // left none out of step.
+  // left none out of step. A job whose exploration was issued but never
+  // answered when the server died (the client asked again) stays in pruning
+  // until the exploration timeout, so it has no arms yet; the others do.
+  int jobs_with_arms = 0;
   for (int w = 0; w < kClients; ++w) {
     const JobSpec spec = Spec(fmt::format("it-crash-{}", w), w);
     Result<std::vector<TrialRecord>> trials = (*service)->Trials(*spec.job_id);
     Result<std::vector<ArmRecord>> arms = (*service)->Arms(*spec.job_id);
     ASSERT_TRUE(trials && arms);
-    ASSERT_FALSE(arms->empty()) << *spec.job_id << " never reached the bandit";
+    if (!arms->empty()) ++jobs_with_arms;
     for (const ArmRecord& arm : *arms) {
       SCOPED_TRACE(fmt::format("{} arm {}", *spec.job_id, arm.batch_size));
       std::vector<double> rewards;
@@ -389,6 +392,7 @@ TEST_P(BsoServerTest, SigkillMidLoadLosesNoAcknowledgedReport) {
       EXPECT_EQ(arm.reward_m2, moments.m2);
     }
   }
+  EXPECT_GT(jobs_with_arms, 0) << "no job reached the bandit: the statistics were never compared";
 }
 
 // A client that dies mid-exploration (SIGKILL: no exit hook runs) never

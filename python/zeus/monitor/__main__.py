@@ -21,28 +21,34 @@ import threading
 from typing import Optional, Sequence
 
 
-def _wait_for_signal(period_s: Optional[float] = None, tick=None) -> None:
-    """Returns on SIGINT or SIGTERM; calls ``tick()`` every ``period_s`` seconds meanwhile."""
-    stop = threading.Event()
+class _StopSignal:
+    """SIGINT and SIGTERM end the measurement. The handlers are installed when this is made, before the
+    readiness line is printed, so a signal sent as soon as that line is read is never lost."""
 
-    def handler(signum, frame) -> None:  # noqa: ARG001 (signal handler signature)
-        stop.set()
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+        signal.signal(signal.SIGINT, self._handler)
+        signal.signal(signal.SIGTERM, self._handler)
 
-    signal.signal(signal.SIGINT, handler)
-    signal.signal(signal.SIGTERM, handler)
-    while not stop.wait(period_s if period_s is not None else 3600.0):
-        if tick is not None:
-            tick()
+    def _handler(self, signum, frame) -> None:  # noqa: ARG002 (signal handler signature)
+        self._stop.set()
+
+    def wait(self, period_s: Optional[float] = None, tick=None) -> None:
+        """Returns once a signal came; calls ``tick()`` every ``period_s`` seconds meanwhile."""
+        while not self._stop.wait(period_s if period_s is not None else 3600.0):
+            if tick is not None:
+                tick()
 
 
 def _energy(args: argparse.Namespace) -> None:
     from zeus.monitor import ZeusMonitor
 
+    stop = _StopSignal()
     monitor = ZeusMonitor(gpu_indices=args.gpu_indices)
     monitor.begin_window("zeus.monitor.energy", sync_execution=False)
     print(f"zeus.monitor energy: measuring GPUs {monitor.gpu_indices}; press Ctrl-C to stop", file=sys.stderr,
           flush=True)
-    _wait_for_signal()
+    stop.wait()
     measurement = monitor.end_window("zeus.monitor.energy", sync_execution=False)
     print(measurement, flush=True)
     print(f"Total time: {measurement.time:.3f} s, total GPU energy: {measurement.total_energy:.3f} J", flush=True)
@@ -51,6 +57,7 @@ def _energy(args: argparse.Namespace) -> None:
 def _power(args: argparse.Namespace) -> None:
     from zeus.monitor import PowerDomain, PowerMonitor
 
+    stop = _StopSignal()
     domain = PowerDomain(args.power_domain)
     monitor = PowerMonitor(gpu_indices=args.gpu_indices, update_period=args.update_period)
     if domain not in monitor.power_domains:
@@ -65,7 +72,7 @@ def _power(args: argparse.Namespace) -> None:
         if power is not None:
             print(datetime.datetime.now(), {f"GPU{i}": w for i, w in power.items()}, flush=True)
 
-    _wait_for_signal(args.update_period, tick)
+    stop.wait(args.update_period, tick)
     end = monitor.time()
     energy = monitor.get_energy(start, end, power_domain=domain)
     monitor.stop()
