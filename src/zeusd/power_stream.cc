@@ -28,6 +28,11 @@ std::uint64_t Poller::polls() const {
   return polls_;
 }
 
+std::uint64_t Poller::idles() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return idles_;
+}
+
 void Poller::Add(Subscription* subscription) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -45,6 +50,7 @@ void Poller::Main() {
   pthread_setname_np(pthread_self(), thread_name_.substr(0, 15).c_str());
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
+    if (subscribers_.empty()) ++idles_;
     changed_.wait(lock, [this] { return stopping_ || !subscribers_.empty(); });
     if (stopping_) return;
     bool resumed = true;

@@ -48,6 +48,8 @@ class Poller : public std::enable_shared_from_this<Poller> {
   void Stop();
   // Polls made so far.
   std::uint64_t polls() const;
+  // Times the thread has gone idle (no subscriber) so far, the start included.
+  std::uint64_t idles() const;
 
  private:
   friend class Subscription;
@@ -63,6 +65,7 @@ class Poller : public std::enable_shared_from_this<Poller> {
   std::vector<Subscription*> subscribers_;   // guarded by mutex_
   bool stopping_ = false;                    // guarded by mutex_
   std::uint64_t polls_ = 0;                  // guarded by mutex_
+  std::uint64_t idles_ = 0;                  // guarded by mutex_
   std::thread thread_;
 };
 

@@ -48,14 +48,14 @@ TEST(PollerTest, ResumedIsTrueOnTheFirstPollAfterAPause) {
     ++polls;
     return std::optional<std::string>();
   });
+  std::uint64_t idles_while_polling = 0;
   {
     Subscription s({poller});
     ASSERT_TRUE(zeus::testing::WaitUntil([&] { return polls.load() >= 3; }));
+    idles_while_polling = poller->idles();
   }
-  ASSERT_TRUE(zeus::testing::WaitUntil([&] {
-    ::usleep(20'000);
-    return true;
-  }));
+  // The thread has noticed that nobody listens: the next subscription resumes it.
+  ASSERT_TRUE(zeus::testing::WaitUntil([&] { return poller->idles() > idles_while_polling; }));
   {
     Subscription s({poller});
     const int before = polls.load();
