@@ -383,11 +383,7 @@ void RegisterMonitor(py::module_& m) {
             Status status;
             {
               py::gil_scoped_release release;
-              status = monitor.BeginWindow(name);
-              if (!status && status.error().code() == ErrorCode::kAlreadyExists && restart) {
-                (void)monitor.EndWindow(name, /*cancel=*/true);
-                status = monitor.BeginWindow(name);
-              }
+              status = monitor.BeginWindow(name, restart);
             }
             if (!status && status.error().code() == ErrorCode::kAlreadyExists) {
               ThrowError(Error(ErrorCode::kAlreadyExists, fmt::format("Measurement window '{}' already exists", name)));

@@ -132,6 +132,7 @@ def test_windows_from_many_threads(manual) -> None:
     for out in results.values():
         assert len(out) == 200
         for m in out:
-            # Energy and time are on the emulator's clock: P x T to the counter's 1 mJ resolution.
-            assert m.gpu_energy[0] == pytest.approx(A40_POWER_AT_300_W * m.time, abs=0.002)
+            # Energy and time are on the emulator's clock: P x T. A reading takes the time, then the counter,
+            # and the advancer thread may move the clock by one step (10 ms) in between, at each end.
+            assert m.gpu_energy[0] == pytest.approx(A40_POWER_AT_300_W * m.time, abs=2 * A40_POWER_AT_300_W * 0.01 + 0.002)
     monitor.end_window("shared", sync_execution=False)

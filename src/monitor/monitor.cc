@@ -272,7 +272,13 @@ Result<std::unique_ptr<Monitor>> Monitor::Create(const device::GpuSet* gpus, con
   return std::unique_ptr<Monitor>(new Monitor(std::move(impl)));
 }
 
-Status Monitor::BeginWindow(std::string_view name) {
+Status Monitor::BeginWindow(std::string_view name, bool restart) {
+  if (restart) {
+    Snapshot snap = impl_->Take(/*at_end=*/false);
+    std::lock_guard lock(impl_->mu);
+    impl_->windows.insert_or_assign(std::string(name), std::move(snap));
+    return OkStatus();
+  }
   {
     std::lock_guard lock(impl_->mu);
     if (impl_->windows.contains(name)) {

@@ -2,9 +2,9 @@
 
 #include "zeus/monitor/monitor.h"
 
+#include <atomic>
 #include <fstream>
 #include <sstream>
-#include <atomic>
 #include <thread>
 
 #include <gmock/gmock.h>
@@ -119,6 +119,40 @@ TEST_F(MonitorTest, DuplicateBeginAndUnknownEndAreErrors) {
   EXPECT_EQ(unknown.error().code(), ErrorCode::kNotFound);
   ASSERT_TRUE(monitor->EndWindow("a"));
   EXPECT_FALSE(monitor->EndWindow("a"));  // ended already
+}
+
+// GPU 0 draws 150 W (300 J in 2 s, above): a restarted window measures from
+// the restart, 1 s x 150 W, not from the first begin.
+TEST_F(MonitorTest, RestartReplacesAnOpenWindow) {
+  auto monitor = Make(Options());
+  ASSERT_TRUE(monitor->BeginWindow("a", /*restart=*/true));  // not open yet: a plain begin
+  Advance(*monitor, milliseconds(1000));
+  ASSERT_TRUE(monitor->BeginWindow("a", /*restart=*/true));
+  EXPECT_THAT(monitor->OpenWindows(), ElementsAre("a"));
+  Advance(*monitor, milliseconds(1000));
+  auto m = monitor->EndWindow("a");
+  ASSERT_TRUE(m) << m.error().message();
+  EXPECT_DOUBLE_EQ(m->time_s, 1.0);
+  EXPECT_DOUBLE_EQ(m->gpus[0].energy_j, 150.0);
+}
+
+// Restarts of one name from many threads at once never fail (a restart that
+// ended and began again in two steps could find the window reopened by
+// another thread in between).
+TEST_F(MonitorTest, ConcurrentRestartsOfOneNameNeverFail) {
+  auto monitor = Make(Options());
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 500; ++i) {
+        if (!monitor->BeginWindow("shared", /*restart=*/true)) ++failures;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_THAT(monitor->OpenWindows(), ElementsAre("shared"));
 }
 
 TEST_F(MonitorTest, CancelledWindowIsZeroAndNotLogged) {

@@ -115,7 +115,10 @@ class Monitor {
   Monitor& operator=(const Monitor&) = delete;
 
   // Starts the window `name`. kAlreadyExists if a window of that name is open.
-  Status BeginWindow(std::string_view name);
+  // With restart, an open window of that name is replaced by the new one
+  // (its start is dropped) instead: concurrent restarts of one name never
+  // fail, the last one wins.
+  Status BeginWindow(std::string_view name, bool restart = false);
   // Ends it and returns its measurement. kNotFound for a name never begun.
   // With cancel, the window is dropped: the measurement has cancelled = true
   // and zero figures, and nothing is logged.
