@@ -17,6 +17,7 @@
 #include "zeus/base/error.h"
 #include "zeus/device/discovery.h"
 #include "zeus/exporter/collector.h"
+#include "zeus/zeusd/cpu.h"
 
 namespace zeus::cli {
 namespace {
@@ -54,9 +55,11 @@ int RunExporter(const ExporterFlags& flags) {
   }
   std::unique_ptr<device::CpuSet> cpus;
   if (!flags.no_cpus) {
-    auto opened = device::OpenCpus();
+    // Local RAPL, or zeusd's when local RAPL is unreadable and ZEUSD_* is set.
+    auto opened = zeusd::OpenCpusLocalOrZeusd({}, zeusd::CpuDemand::kIfServed);
     if (!opened) return Failed(opened.error());
-    cpus = std::move(*opened);
+    if (opened->note) std::fprintf(stderr, "zeus exporter: %s\n", opened->note->c_str());
+    cpus = std::move(opened->cpus);
   }
 
   // SIGINT and SIGTERM are taken by sigwait below: blocked before any thread

@@ -14,6 +14,7 @@
 #include "zeus/device/discovery.h"
 #include "zeus/device/privileges.h"
 #include "zeus/zeusd/client.h"
+#include "zeus/zeusd/cpu.h"
 
 namespace zeus::cli {
 namespace {
@@ -140,6 +141,13 @@ json CollectZeusd(std::vector<std::string>& problems) {
   out["cpus"] = json::array();
   for (const auto& c : caps.cpus) out["cpus"].push_back({{"id", c.id}, {"dram_available", c.dram_available}});
   if (caps.auth_error) problems.push_back(caps.auth_error->message());
+  // Where CPU energy is read: local RAPL when readable, else through the daemon.
+  device::CpuOptions options;
+  options.wrap_guard = false;
+  auto cpus = zeusd::OpenCpusLocalOrZeusd(options, config, zeusd::CpuDemand::kRequired);
+  out["cpu_energy_source"] = !cpus ? json(nullptr) : json(cpus->zeusd_endpoint ? "zeusd" : "local");
+  out["cpu_energy_error"] = cpus ? json(nullptr) : json(cpus.error().message());
+  if (!cpus) problems.push_back(cpus.error().message());
   return out;
 }
 
@@ -162,6 +170,9 @@ void PrintZeusd(const json& z) {
   fmt::print("  through it: GPU power limits {}, GPU reads {}, CPU energy {}\n",
              z["can_control_gpu"].get<bool>() ? "yes" : "no", z["can_read_gpu"].get<bool>() ? "yes" : "no",
              z["can_read_cpu"].get<bool>() ? "yes" : "no");
+  if (z["cpu_energy_source"] == "zeusd") {
+    fmt::print("  CPUs are read through zeusd at {} (local RAPL is not readable)\n", z["endpoint"].get<std::string>());
+  }
 }
 
 void PrintText(const json& info) {

@@ -30,6 +30,7 @@
 #include "zeus/exporter/push.h"
 #include "zeus/monitor/monitor.h"
 #include "zeus/monitor/power_monitor.h"
+#include "zeus/zeusd/cpu.h"
 
 namespace zeus::cli {
 namespace {
@@ -174,9 +175,11 @@ Result<Devices> OpenDevices(const MonitorFlags& flags) {
     for (std::size_t i = 0; i < d.gpus->size(); ++i) d.gpu_indices.push_back(i);
   }
   if (flags.cpus) {
-    auto cpus = device::OpenCpus();
+    // Local RAPL, or zeusd's when local RAPL is unreadable and ZEUSD_* is set.
+    auto cpus = zeusd::OpenCpusLocalOrZeusd();
     if (!cpus) return Fail(cpus.error());
-    d.cpus = std::move(*cpus);
+    d.cpus = std::move(cpus->cpus);
+    if (cpus->zeusd_endpoint) d.notes.push_back(*cpus->note);
     if (d.cpus->empty()) d.notes.push_back("--cpus: no RAPL packages found; CPU energy is not measured");
     for (std::size_t i = 0; i < d.cpus->size(); ++i) d.cpu_indices.push_back(i);
   }

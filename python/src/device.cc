@@ -19,6 +19,7 @@
 
 #include "python/src/bindings.h"
 #include "zeus/device/discovery.h"
+#include "zeus/zeusd/cpu.h"
 
 namespace zeus::python {
 namespace {
@@ -222,10 +223,10 @@ void RegisterDevice(py::module_& m) {
       []() {
         auto cpus = [] {
           py::gil_scoped_release release;
-          return device::OpenCpus();
+          return zeusd::OpenCpusLocalOrZeusd();  // zeusd's when local RAPL is unreadable and ZEUSD_* is set
         }();
         auto out = std::make_shared<NativeCpus>();
-        out->set = Unwrap(std::move(cpus), ErrorDomain::kCpu);
+        out->set = std::move(Unwrap(std::move(cpus), ErrorDomain::kCpu).cpus);
         if (out->set->empty()) {
           ThrowError(Error(ErrorCode::kUnavailable,
                            "no RAPL CPU package found under the powercap root (/sys/class/powercap, or "
@@ -234,7 +235,8 @@ void RegisterDevice(py::module_& m) {
         }
         return out;
       },
-      "Opens the RAPL packages. None found: ZeusCPUInitError.");
+      "Opens the RAPL packages (through zeusd when they are unreadable and ZEUSD_* is set). None found: "
+      "ZeusCPUInitError.");
 }
 
 }  // namespace zeus::python

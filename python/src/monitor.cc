@@ -33,6 +33,7 @@
 #include "python/src/native_monitor.h"
 #include "zeus/device/discovery.h"
 #include "zeus/monitor/power_monitor.h"
+#include "zeus/zeusd/cpu.h"
 
 namespace zeus::python {
 namespace {
@@ -60,7 +61,13 @@ Result<std::shared_ptr<NativeMonitor>> OpenNativeMonitor(const std::optional<std
   std::optional<std::vector<std::size_t>> chosen_cpus = cpu_indices;
   const bool cpus_explicit = cpu_indices && !cpu_indices->empty();
   if (!cpu_indices || !cpu_indices->empty()) {
-    auto cpus = device::OpenCpus();
+    // Local RAPL, or zeusd's when it is unreadable and ZEUSD_* is set; a
+    // configured daemon that cannot serve is an error, not a silent loss (W13b).
+    auto opened = zeusd::OpenCpusLocalOrZeusd(
+        {}, cpus_explicit ? zeusd::CpuDemand::kRequired : zeusd::CpuDemand::kIfServed);
+    if (!opened && zeusd::ZeusdConfig::FromEnv()) return Fail(opened.error());
+    Result<std::unique_ptr<device::CpuSet>> cpus =
+        opened ? Result<std::unique_ptr<device::CpuSet>>(std::move(opened->cpus)) : Fail(opened.error());
     if (cpus && !(*cpus)->empty()) {
       // Zeus probes RAPL once at start-up; so do we, on the CPUs asked for.
       std::vector<std::size_t> probe;
