@@ -8,7 +8,11 @@
 // (read by this process); a configured daemon that is unreachable, or a token
 // without the gpu-control scope, is an error that says so (W13b); without the
 // daemon an unprivileged run is refused and told how to fix it; `zeus info`
-// shows the daemon.
+// shows the daemon. CPU energy: `zeus monitor --cpus` as nobody, whose
+// powercap tree (a fake one, counters root-only) is unreadable, reads the
+// counters through the daemon (cpu-read, --powercap-root on the same tree)
+// and reports the counter's delta; an absent daemon or a token without
+// cpu-read is an error naming it.
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -31,6 +35,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "testing/rapl_tree.h"
 #include "testing/subprocess.h"
 #include "testing/temp_dir.h"
 #include "testing/wait.h"
@@ -100,10 +105,10 @@ class ZeusdClientTest : public ::testing::Test {
   }
 
   // Starts zeusd as root on the emulator; ready when its socket accepts.
-  void StartDaemon(std::vector<std::string> extra = {}) {
+  void StartDaemon(std::vector<std::string> extra = {}, const std::string& groups = "gpu-control,gpu-read") {
     std::vector<std::string> argv = {ZEUS_TEST_ZEUSD_PATH, "serve", "--mode", "uds", "--socket-path", socket_,
                                      "--socket-permissions", "666", "--nvml-library", ZEUS_TEST_EMULATOR_PATH,
-                                     "--enable", "gpu-control,gpu-read"};
+                                     "--enable", groups};
     argv.insert(argv.end(), extra.begin(), extra.end());
     daemon_ = std::make_unique<testing::BackgroundProcess>(argv, tmp_.File("zeusd.out"), tmp_.File("zeusd.err"),
                                                            EmulatorEnv());
@@ -250,6 +255,94 @@ TEST_F(ZeusdClientTest, ZeusInfoShowsTheDaemonItsGroupsAndOurScopes) {
   ProcessResult gone = testing::RunProcess({ZEUS_TEST_CLI_PATH, "info", "--json"}, env);
   ASSERT_EQ(gone.exit_code, 0) << gone.err;
   EXPECT_THAT(json::parse(gone.out)["zeusd"]["error"].get<std::string>(), HasSubstr("cannot reach zeusd"));
+}
+
+// A fake powercap tree whose counters only root may read (as on Linux >=
+// 5.10), at `root`: package 0 with DRAM.
+void RootOnlyRaplTree(const std::string& root, std::uint64_t package_uj, std::uint64_t dram_uj) {
+  testing::RaplTree tree(root);
+  tree.AddPackage(0, /*dram=*/true);
+  tree.SetEnergy(0, false, package_uj);
+  tree.SetEnergy(0, true, dram_uj);
+  for (bool dram : {false, true}) ASSERT_EQ(chmod(tree.EnergyPath(0, dram).c_str(), 0400), 0);
+}
+
+std::vector<std::string> AsNobody(std::vector<std::string> argv) {
+  argv.insert(argv.begin(), {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});
+  return argv;
+}
+
+TEST_F(ZeusdClientTest, NobodyMeasuresCpuEnergyThroughTheDaemonWhereRaplIsRootOnly) {
+  const std::string root = tmp_.File("powercap");
+  RootOnlyRaplTree(root, 1'000'000, 500'000);
+  StartDaemon({"--powercap-root", root}, "gpu-read,cpu-read");
+  auto env = TrainEnv(/*with_daemon=*/true);
+  env["ZEUS_POWERCAP_ROOT"] = root;
+  // The command says it started (the window is open by then) and waits for
+  // the test to advance the counters.
+  const std::string started = tmp_.File("started");
+  const std::string go = tmp_.File("go");
+  const std::string script = fmt::format("touch {}; while [ ! -e {} ]; do sleep 0.02; done", started, go);
+  testing::BackgroundProcess monitor(AsNobody({ZEUS_TEST_CLI_PATH, "monitor", "--cpus", "--json", "--", "/bin/sh",
+                                               "-c", script}),
+                                     tmp_.File("monitor.out"), tmp_.File("monitor.err"), env);
+  ASSERT_TRUE(testing::WaitUntil([&] { return !monitor.Running() || access(started.c_str(), F_OK) == 0; }))
+      << "the command did not start within 60 s";
+  ASSERT_TRUE(monitor.Running()) << ReadFile(tmp_.File("monitor.err"));
+  testing::RaplTree tree(root);
+  tree.SetEnergy(0, false, 4'500'000);
+  tree.SetEnergy(0, true, 750'000);
+  ASSERT_TRUE(tmp_.Write("go", "").size() > 0);
+  ASSERT_EQ(monitor.Wait(), 0) << ReadFile(tmp_.File("monitor.err"));
+  const json report = json::parse(ReadFile(tmp_.File("monitor.out")));
+  ASSERT_EQ(report["cpus"].size(), 1u) << report.dump();
+  EXPECT_EQ(report["cpus"][0]["name"], "package-0");
+  EXPECT_TRUE(report["cpus"][0]["error"].is_null()) << report.dump();
+  EXPECT_DOUBLE_EQ(report["cpus"][0]["energy_j"].get<double>(), 3.5);        // (4.5e6 - 1e6) µJ
+  EXPECT_DOUBLE_EQ(report["cpus"][0]["dram_energy_j"].get<double>(), 0.25);  // (0.75e6 - 0.5e6) µJ
+  EXPECT_THAT(ReadFile(tmp_.File("monitor.err")), HasSubstr("CPU energy is read through zeusd at " + socket_));
+
+  // Without the daemon, nobody cannot read these counters: the daemon was needed.
+  auto local_env = env;
+  local_env["ZEUSD_SOCK_PATH"] = std::nullopt;
+  ProcessResult local = testing::RunProcess(AsNobody({ZEUS_TEST_CLI_PATH, "monitor", "--cpus", "--json", "--", "true"}),
+                                            local_env);
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  EXPECT_THAT(json::parse(local.out)["cpus"][0]["error"].get<std::string>(), HasSubstr("permission denied"));
+
+  // zeus info says where CPU energy comes from.
+  ProcessResult info = testing::RunProcess(AsNobody({ZEUS_TEST_CLI_PATH, "info", "--json"}), env);
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_EQ(json::parse(info.out)["zeusd"]["cpu_energy_source"], "zeusd") << info.out;
+  ProcessResult text = testing::RunProcess(AsNobody({ZEUS_TEST_CLI_PATH, "info"}), env);
+  EXPECT_THAT(text.out, HasSubstr("CPUs are read through zeusd at " + socket_));
+}
+
+TEST_F(ZeusdClientTest, AnAbsentDaemonOrATokenWithoutCpuReadIsAnErrorForCpus) {
+  const std::string root = tmp_.File("powercap");
+  RootOnlyRaplTree(root, 0, 0);
+  auto env = TrainEnv(/*with_daemon=*/true);
+  env["ZEUS_POWERCAP_ROOT"] = root;
+  // ZEUSD_SOCK_PATH names a socket where nothing listens.
+  ProcessResult absent =
+      testing::RunProcess(AsNobody({ZEUS_TEST_CLI_PATH, "monitor", "--cpus", "--", "true"}), env);
+  EXPECT_EQ(absent.exit_code, 4) << absent.err;  // unavailable
+  EXPECT_THAT(absent.err, HasSubstr("cannot reach zeusd at " + socket_));
+  EXPECT_THAT(absent.err, HasSubstr("local RAPL is not usable"));
+
+  const std::string key = tmp_.Write("key", "a signing key for the test only");
+  chmod(key.c_str(), 0600);
+  ProcessResult token = testing::RunProcess({ZEUS_TEST_ZEUSD_PATH, "token", "issue", "--signing-key-path", key,
+                                             "--user", "alice", "--scope", "gpu-read", "--expires", "1h"});
+  ASSERT_EQ(token.exit_code, 0) << token.err;
+  std::string jwt = token.out;
+  while (!jwt.empty() && (jwt.back() == '\n' || jwt.back() == ' ')) jwt.pop_back();
+  StartDaemon({"--powercap-root", root, "--signing-key-path", key}, "gpu-read,cpu-read");
+  env["ZEUSD_TOKEN"] = jwt;
+  ProcessResult scope = testing::RunProcess(AsNobody({ZEUS_TEST_CLI_PATH, "monitor", "--cpus", "--", "true"}), env);
+  EXPECT_NE(scope.exit_code, 0) << scope.err;
+  EXPECT_THAT(scope.err, HasSubstr("lacks the 'cpu-read' scope"));
+  EXPECT_THAT(scope.err, HasSubstr(socket_));
 }
 
 }  // namespace
