@@ -135,9 +135,11 @@ Result<OpenedCpus> OpenCpusLocalOrZeusd(const device::CpuOptions& options, const
     return out;
   }
   if (local) local->reset();  // stops the local wrap guard
+  // The local error's first clause: its advice is for reading locally.
+  const std::string local_why = problem->substr(0, problem->find("; "));
   const std::string context = fmt::format(
       "CPU energy: local RAPL is not usable ({}), so it is read through zeusd (ZEUSD_SOCK_PATH/ZEUSD_HOST_PORT)",
-      *problem);
+      local_why);
   auto connected = ZeusdClient::Connect(*config);
   if (!connected) return Fail(connected.error().WithContext(context));
   std::shared_ptr<ZeusdClient> client = std::move(*connected);
@@ -146,7 +148,7 @@ Result<OpenedCpus> OpenCpusLocalOrZeusd(const device::CpuOptions& options, const
                                         config->endpoint());
     if (demand == CpuDemand::kIfServed) {
       out.cpus = std::make_unique<device::CpuSet>(std::vector<std::unique_ptr<device::Cpu>>{});
-      out.note = fmt::format("{}) and local RAPL is not usable ({}): CPU energy is not measured", why, *problem);
+      out.note = fmt::format("{}) and local RAPL is not usable ({}): CPU energy is not measured", why, local_why);
       return out;
     }
     return Fail(Error(ErrorCode::kFailedPrecondition,
@@ -156,7 +158,7 @@ Result<OpenedCpus> OpenCpusLocalOrZeusd(const device::CpuOptions& options, const
   if (!cpus) return Fail(cpus.error().WithContext(context));
   out.cpus = std::move(*cpus);
   out.zeusd_endpoint = config->endpoint();
-  out.note = fmt::format("CPU energy is read through zeusd at {} (local RAPL: {})", config->endpoint(), *problem);
+  out.note = fmt::format("CPU energy is read through zeusd at {} (local RAPL: {})", config->endpoint(), local_why);
   return out;
 }
 
