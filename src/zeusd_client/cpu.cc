@@ -144,15 +144,15 @@ Result<OpenedCpus> OpenCpusLocalOrZeusd(const device::CpuOptions& options, const
   if (!connected) return Fail(connected.error().WithContext(context));
   std::shared_ptr<ZeusdClient> client = std::move(*connected);
   if (!client->capabilities().GroupEnabled("cpu-read")) {
-    const std::string why = fmt::format("zeusd at {} does not serve CPU energy (its API group 'cpu-read' is not enabled",
-                                        config->endpoint());
+    const std::string why = fmt::format(
+        "zeusd at {} does not serve CPU energy: its API group 'cpu-read' is not enabled", config->endpoint());
     if (demand == CpuDemand::kIfServed) {
       out.cpus = std::make_unique<device::CpuSet>(std::vector<std::unique_ptr<device::Cpu>>{});
-      out.note = fmt::format("{}) and local RAPL is not usable ({}): CPU energy is not measured", why, local_why);
+      out.note = fmt::format("{}, and local RAPL is not usable ({}): CPU energy is not measured", why, local_why);
       return out;
     }
     return Fail(Error(ErrorCode::kFailedPrecondition,
-                      fmt::format("{}: {}); start it with `zeusd serve --enable ...,cpu-read`", context, why)));
+                      fmt::format("{}: {}; start it with `zeusd serve --enable ...,cpu-read`", context, why)));
   }
   auto cpus = OpenZeusdCpus(client);
   if (!cpus) return Fail(cpus.error().WithContext(context));
