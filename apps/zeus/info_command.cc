@@ -229,6 +229,11 @@ void PrintText(const json& info) {
     rapl = fmt::format("no for {} of {} package{} (the reason is under each above)", unreadable,
                        cpus["packages"].size(), cpus["packages"].size() == 1 ? "" : "s");
   }
+  const json& zeusd = info["zeusd"];
+  if (unreadable > 0 && zeusd.is_object() && zeusd.contains("cpu_energy_source") &&
+      zeusd["cpu_energy_source"] == "zeusd") {
+    rapl += " locally; through zeusd instead (below)";
+  }
   fmt::print("  Read CPU/DRAM energy: {}\n", rapl);
   PrintZeusd(info["zeusd"]);
   for (const json& p : info["problems"]) fmt::print(stderr, "warning: {}\n", p.get<std::string>());

@@ -316,6 +316,8 @@ TEST_F(ZeusdClientTest, NobodyMeasuresCpuEnergyThroughTheDaemonWhereRaplIsRootOn
   EXPECT_EQ(json::parse(info.out)["zeusd"]["cpu_energy_source"], "zeusd") << info.out;
   ProcessResult text = testing::RunProcess(AsNobody({ZEUS_TEST_CLI_PATH, "info"}), env);
   EXPECT_THAT(text.out, HasSubstr("CPUs are read through zeusd at " + socket_));
+  EXPECT_THAT(text.out, HasSubstr("Read CPU/DRAM energy: no for 1 of 1 package (the reason is under each above) "
+                                  "locally; through zeusd instead (below)"));
 }
 
 TEST_F(ZeusdClientTest, AnAbsentDaemonOrATokenWithoutCpuReadIsAnErrorForCpus) {
