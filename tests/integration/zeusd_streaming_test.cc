@@ -380,6 +380,14 @@ TEST_F(ZeusdStreamingTest, AClientThatNeverReadsDoesNotStallTheDaemon) {
   for (const PowerSample& s : Samples(client, a.endpoint(), 0)) {
     EXPECT_TRUE(s.power_mw == 120000u || s.power_mw == 180000u) << s.power_mw;
   }
+  // For the record: how much the never-reading connection holds by now.
+  RecordProperty("unread_bytes_at_start", unread);
+  ASSERT_EQ(::ioctl(fd, FIONREAD, &unread), 0);
+  RecordProperty("unread_bytes_at_end", unread);
+  // The 2000 events the other client took are over 100 KB of frames (each
+  // over 50 bytes); the unread connection holds less: it was full (about
+  // 20 KB here) while the daemon went on serving.
+  EXPECT_LT(unread, 2000 * 50);
   auto power = a.Http()->Send("GET", "/gpu/get_power");
   ASSERT_TRUE(power) << power.error().message();
   EXPECT_EQ(power->status, 200) << power->body;
