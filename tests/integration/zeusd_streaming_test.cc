@@ -464,11 +464,24 @@ TEST_F(ZeusdStreamingTest, ClockOffsetIsNearZeroAndApplied) {
     EXPECT_EQ(s.time, milliseconds(s.daemon_timestamp_ms) + *offset);
   }
   // And with the default (steady) clock the offset is steady - wall time.
-  auto steady = PowerStreamingClient::Start({{a.config(), std::vector<int>{0}, std::nullopt}});
+  // This client keeps 2 samples per device: older ones are dropped, and an
+  // energy interval reaching back before them is refused.
+  PowerStreamingOptions small;
+  small.timeline_capacity = 2;
+  auto steady = PowerStreamingClient::Start({{a.config(), std::vector<int>{0}, std::nullopt}}, small);
   ASSERT_TRUE(steady);
   const nanoseconds expected =
       SteadyClock().Now() - std::chrono::system_clock::now().time_since_epoch();
   EXPECT_LT(std::chrono::abs(*(*steady)->ClockOffset(a.endpoint()) - expected), seconds(1));
+  ASSERT_TRUE(WaitFor(**steady, [&] { return StreamOf(**steady, a.endpoint(), DeviceKind::kGpu)->events >= 3; }));
+  const auto kept = Samples(**steady, a.endpoint(), 0);
+  ASSERT_EQ(kept.size(), 2u);
+  auto too_early = (*steady)->EnergyMj(a.endpoint(), DeviceKind::kGpu, 0, kept.front().time - seconds(1),
+                                       kept.back().time);
+  ASSERT_FALSE(too_early);
+  EXPECT_EQ(too_early.error().code(), ErrorCode::kFailedPrecondition);
+  EXPECT_THAT(too_early.error().message(), HasSubstr("timeline_capacity"));
+  EXPECT_TRUE((*steady)->EnergyMj(a.endpoint(), DeviceKind::kGpu, 0, kept.front().time, kept.back().time));
 }
 
 }  // namespace
