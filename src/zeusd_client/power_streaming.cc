@@ -309,9 +309,11 @@ class ClientImpl final : public PowerStreamingClient {
     // Logged when it differs from the previous failure (a daemon that stays
     // down is reported once, not every reconnect_delay).
     const bool repeated = stream->status.last_error && stream->status.last_error->message() == error.message();
-    if (!repeated || give_up) std::fprintf(stderr, "zeus: %s power stream from zeusd at %s: %s%s\n", DeviceKindName(stream->status.kind),
-                 stream->status.endpoint.c_str(), error.message().c_str(),
-                 give_up ? " (giving up on this stream)" : "");
+    if (!repeated || give_up) {
+      std::fprintf(stderr, "zeus: %s power stream from zeusd at %s: %s%s\n", DeviceKindName(stream->status.kind),
+                   stream->status.endpoint.c_str(), error.message().c_str(),
+                   give_up ? " (giving up on this stream)" : "");
+    }
     ++stream->status.failures;
     stream->status.last_error = std::move(error);
     stream->status.given_up = give_up;
@@ -372,7 +374,8 @@ class ClientImpl final : public PowerStreamingClient {
 };
 
 // Zeus's `_resolve_streaming` for one kind: the ids to stream (empty: none).
-Result<std::vector<int>> Resolve(const ZeusdClient& client, DeviceKind kind, const std::optional<std::vector<int>>& asked) {
+Result<std::vector<int>> Resolve(const ZeusdClient& client, DeviceKind kind,
+                                 const std::optional<std::vector<int>>& asked) {
   const ZeusdCapabilities& caps = client.capabilities();
   const bool gpu = kind == DeviceKind::kGpu;
   std::vector<int> available;
