@@ -4,8 +4,9 @@
 // Unix socket) whose CPU stream the test writes: CPU readings with and
 // without DRAM, malformed events counted and skipped, a 503 answer retried
 // (not given up), the FakeClock offset applied to every sample, an update
-// wait that returns at once for an update it has not been told about, and a
-// prompt Stop() while the stream is blocked in a read.
+// wait that returns at once for an update it has not been told about, a
+// prompt Stop() while the stream is blocked in a read, and a silent stream
+// reconnected after stall_timeout.
 
 #include "zeus/zeusd/power_streaming.h"
 
@@ -195,6 +196,25 @@ TEST(PowerStreamingClientTest, CpuReadingsMalformedEventsRetriesAndOffset) {
   EXPECT_EQ(after->gaps, 1);
   // Waits after Stop() return at once.
   EXPECT_EQ(client.WaitForUpdate(client.sequence(), seconds(60)), client.sequence());
+}
+
+// A connected stream that goes silent past stall_timeout is taken as a
+// stalled daemon (zeusd repeats every value each second): dropped with a
+// timeout and reconnected.
+TEST(PowerStreamingClientTest, ASilentStreamIsReconnected) {
+  FakeDaemon daemon(0);
+  PowerStreamingOptions options;
+  options.stall_timeout = milliseconds(100);
+  options.reconnect_delay = milliseconds(10);
+  auto started = PowerStreamingClient::Start({{daemon.Config(), std::nullopt, std::nullopt}}, options);
+  ASSERT_TRUE(started) << started.error().message();
+  PowerStreamingClient& client = **started;
+  ASSERT_TRUE(testing::WaitUntil([&] { return client.Streams()[0].reconnects >= 2; }, seconds(60)));
+  const StreamStatus s = client.Streams()[0];
+  ASSERT_TRUE(s.last_error);
+  EXPECT_EQ(s.last_error->code(), ErrorCode::kTimeout) << s.last_error->message();
+  EXPECT_FALSE(s.given_up);
+  EXPECT_EQ(s.events, 0u);
 }
 
 TEST(PowerStreamingClientTest, BadArgumentsAreRefused) {
