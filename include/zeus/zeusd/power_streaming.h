@@ -90,6 +90,10 @@ struct PowerStreamingOptions {
   // The longest a sample's value is taken to hold without a newer one (zeusd
   // repeats an unchanged value every second).
   std::chrono::milliseconds max_sample_hold{3000};
+  // A connected stream silent this long is taken as stalled: dropped and
+  // reconnected (zeusd sends every streamed device at least once a second).
+  // 0: never.
+  std::chrono::milliseconds stall_timeout{10000};
   // The local clock for every timestamp (see the file comment). Must outlive
   // the client. Null: SteadyClock(). Waits (reconnect_delay, WaitForUpdate)
   // are in real time whatever the clock.
@@ -150,7 +154,7 @@ class PowerStreamingClient {
   // resolves the devices to stream, measures each endpoint's clock offset,
   // then starts one thread per streamed kind per endpoint. Returns once the
   // threads are started (not once connected: wait with WaitForUpdate or
-  // Status()). Errors: see the file comment.
+  // Streams()). Errors: see the file comment.
   static Result<std::unique_ptr<PowerStreamingClient>> Start(std::vector<PowerStreamingTarget> targets,
                                                              PowerStreamingOptions options = {});
   virtual ~PowerStreamingClient() = default;  // Stop()s
@@ -174,8 +178,8 @@ class PowerStreamingClient {
 
   // The energy of one device over [t0, t1] (client time; see the file
   // comment for what counts). kInvalidArgument for t1 < t0; kNotFound for an
-  // endpoint or device not streamed; kOutOfRange when t0 is before the oldest
-  // sample still in the timeline while older ones were dropped.
+  // endpoint or device not streamed; kFailedPrecondition when t0 is before
+  // the oldest sample still in the timeline while older ones were dropped.
   virtual Result<EnergyEstimate> EnergyMj(const std::string& endpoint, DeviceKind kind, int id,
                                           std::chrono::nanoseconds t0, std::chrono::nanoseconds t1) const = 0;
 
@@ -188,7 +192,7 @@ class PowerStreamingClient {
   virtual std::uint64_t WaitForUpdate(std::uint64_t last_seen_seq, std::chrono::nanoseconds timeout) const = 0;
 
   // Every stream's state, in endpoint order, GPU before CPU.
-  virtual std::vector<StreamStatus> Status() const = 0;
+  virtual std::vector<StreamStatus> Streams() const = 0;
 
   // Stops every stream (interrupting blocked reads) and joins the threads.
   // Idempotent; the data stays readable afterwards. Wakes WaitForUpdate.
