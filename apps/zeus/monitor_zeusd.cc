@@ -183,7 +183,7 @@ Result<std::unique_ptr<RemoteMeasurement>> RemoteMeasurement::Start(const std::v
   while (true) {
     const auto latest = m->client_->Latest();
     bool all = true;
-    for (const zeusd::StreamStatus& s : m->client_->Status()) {
+    for (const zeusd::StreamStatus& s : m->client_->Streams()) {
       if (s.given_up) continue;
       const auto it = latest.find(s.endpoint);
       for (int id : s.ids) {
@@ -209,7 +209,7 @@ void RemoteMeasurement::End(nanoseconds settle_timeout) {
   std::uint64_t seen = client_->sequence();
   while (true) {
     bool all = true;
-    for (const zeusd::StreamStatus& s : client_->Status()) {
+    for (const zeusd::StreamStatus& s : client_->Streams()) {
       if (!s.connected) continue;
       for (int id : s.ids) {
         auto after = client_->Timeline(s.endpoint, s.kind, id, end_);
@@ -231,7 +231,7 @@ void RemoteMeasurement::Compute() {
   const nanoseconds steady_minus_unix =
       SteadyClock().Now() -
       std::chrono::duration_cast<nanoseconds>(std::chrono::system_clock::now().time_since_epoch());
-  const std::vector<zeusd::StreamStatus> statuses = client_->Status();
+  const std::vector<zeusd::StreamStatus> statuses = client_->Streams();
   report_ = json::array();
   total_energy_j_ = 0;
   for (const Endpoint& e : endpoints_) {

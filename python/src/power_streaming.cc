@@ -144,7 +144,7 @@ py::tuple Energy(const PowerStreamingClient& c, const std::string& endpoint, con
 
 py::list Status(const PowerStreamingClient& c) {
   py::list out;
-  for (const zeusd::StreamStatus& s : c.Status()) {
+  for (const zeusd::StreamStatus& s : c.Streams()) {
     py::dict d;
     d["endpoint"] = s.endpoint;
     d["kind"] = zeusd::DeviceKindName(s.kind);

@@ -227,11 +227,35 @@ def test_configuration_errors(daemons: Dict[str, Path], tmp_path: Path) -> None:
         PowerStreamingClient([a, ZeusdConfig.uds(str(daemons["a"]), gpu_indices=[0])])
     with pytest.raises(ValueError, match="7"):
         PowerStreamingClient([ZeusdConfig.uds(str(daemons["b"]), gpu_indices=[7])])
-    # cpu-read is not enabled on b: asking for its CPUs explicitly is an error that says so.
-    with pytest.raises(ZeusdCapabilityError, match="cpu-read"):
-        PowerStreamingClient([ZeusdConfig.uds(str(daemons["b"]), cpu_indices=[0])])
     with pytest.raises(ZeusdConnectionError):
         PowerStreamingClient([ZeusdConfig.uds(str(tmp_path / "none.sock"))])
+
+
+def test_scope_errors(tmp_path: Path) -> None:
+    """Explicit ids without the scope: ZeusdCapabilityError, whether the group is disabled or the token is
+    missing; without explicit ids that kind is skipped silently, as Zeus."""
+    key = tmp_path / "key"
+    key.write_text("a signing key for the test only")
+    key.chmod(0o600)
+    scenario = write_scenario(tmp_path / "c", [a40(power_w=100)])
+    control_only = start_zeusd(tmp_path, scenario, socket_name="control.sock", enable="gpu-control")
+    with_auth = start_zeusd(tmp_path, scenario, "--signing-key-path", str(key), socket_name="auth.sock",
+                            enable="gpu-read")
+    try:
+        with pytest.raises(ZeusdCapabilityError, match="gpu-read"):
+            PowerStreamingClient([ZeusdConfig.uds(str(tmp_path / "control.sock"), gpu_indices=[0])])
+        with pytest.raises(ZeusdCapabilityError, match="token"):
+            PowerStreamingClient([ZeusdConfig.uds(str(tmp_path / "auth.sock"), gpu_indices=[0])])
+        client = PowerStreamingClient([ZeusdConfig.uds(str(tmp_path / "control.sock")),
+                                       ZeusdConfig.uds(str(tmp_path / "auth.sock"))])
+        try:
+            assert client.stream_status() == []
+            assert client.endpoints == [str(tmp_path / "control.sock"), str(tmp_path / "auth.sock")]
+        finally:
+            client.stop()
+    finally:
+        stop_zeusd(control_only)
+        stop_zeusd(with_auth)
 
 
 def test_empty_lists_stream_nothing_of_that_kind(daemons: Dict[str, Path]) -> None:
