@@ -84,9 +84,10 @@ def test_iterator_yields_every_endpoint_in_order(client: PowerStreamingClient, d
     start_s = time.time()
     for snapshot in client:
         snapshots.append(snapshot)
-        if _all_in(snapshot, daemons) and len(snapshots) >= 4:
+        if (_all_in(snapshot, daemons) and len(snapshots) >= 4) or len(snapshots) == 100:
             break
     last = snapshots[-1]
+    assert _all_in(last, daemons), last
     a, b = last[str(daemons["a"])], last[str(daemons["b"])]
     assert a.gpu_power_w == {0: 100.0, 1: 150.0}
     assert a.cpu_power_w == {0: CpuPowerReading(0.0, 0.0), 1: CpuPowerReading(0.0, None)}
@@ -131,7 +132,7 @@ def test_iterator_ends_promptly_on_stop(client: PowerStreamingClient) -> None:
             got.append(1)
             first.set()
 
-    consumer = threading.Thread(target=consume)
+    consumer = threading.Thread(target=consume, daemon=True)
     consumer.start()
     assert first.wait(DEADLINE_S), "no snapshot"
     client.stop()
@@ -158,8 +159,9 @@ def test_async_iterator_lets_the_loop_run(client: PowerStreamingClient, daemons:
             at_snapshot.append(ticks)
             assert isinstance(snapshot, dict)
             if len(at_snapshot) == 3:
-                loop = asyncio.get_running_loop()
-                loop.call_soon(client.stop)  # stop from the loop: the iterator must end
+                asyncio.get_running_loop().call_soon(client.stop)  # stop from the loop: the iterator must end
+            if len(at_snapshot) == 10:
+                break  # the loop never ran stop(): fail below rather than iterate for ever
         stop = True
         await task
         return at_snapshot
