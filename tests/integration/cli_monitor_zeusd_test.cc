@@ -218,5 +218,31 @@ TEST_F(CliMonitorZeusdDaemonsTest, HumanReportListsEachDaemon) {
   EXPECT_THAT(r.out, HasSubstr("    subtotal"));
 }
 
+// A daemon lost during the run: the rest of the run has no readings, so its
+// GPUs are reported uncertain, with the uncovered time, and their energy
+// counts only the covered part; the command's exit code still passes through.
+TEST_F(CliMonitorZeusdDaemonsTest, AStreamLostDuringTheRunIsReportedUncertain) {
+  const std::string kill_a = "kill -KILL " + std::to_string(a_->pid()) + " && sleep 1";
+  const ProcessResult r = RunProcess({ZEUS_TEST_CLI_PATH, "monitor", "--json", "--zeusd", Url("a") + "," + Url("b"),
+                                      "--", "/bin/sh", "-c", kill_a},
+                                     MonitorEnv(local_));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json report = json::parse(r.out);
+  const double time_s = report["zeusd_time_s"].get<double>();
+  const json& a = report["zeusd"][0];
+  ASSERT_EQ(a["gpus"].size(), 2u) << a.dump(2);
+  for (const json& gpu : a["gpus"]) {
+    EXPECT_TRUE(gpu["uncertain"].get<bool>()) << gpu.dump();
+    EXPECT_GE(gpu["gaps"].get<int>(), 1);
+    EXPECT_GE(gpu["uncovered_s"].get<double>(), 1.0) << "the sleep 1 after the kill had no readings";
+  }
+  EXPECT_LE(a["gpus"][1]["energy_j"].get<double>(), 150 * (time_s - 1.0) * (1 + 1e-6));
+  EXPECT_THAT(r.err, HasSubstr(Url("a") + ": gpu 0: "));
+  EXPECT_THAT(r.err, HasSubstr("had no power reading"));
+  // b was not touched: complete.
+  EXPECT_FALSE(report["zeusd"][1]["gpus"][0]["uncertain"].get<bool>());
+  a_->Wait();
+}
+
 }  // namespace
 }  // namespace zeus
