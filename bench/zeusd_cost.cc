@@ -5,11 +5,14 @@
 //      Unix socket against the same call made directly (p50/p99 latency and
 //      the p99 the daemon adds; goal < 200 us);
 //   2. the daemon's CPU while two clients stream 8 GPUs at 10 Hz (goal < 1 %
-//      of a core), from /proc/<pid>/stat over a 10 s window.
+//      of a core), from /proc/<pid>/stat over a 10 s window;
+//   3. this process's CPU while a PowerStreamingClient follows the 8 GPUs
+//      (getrusage over a 10 s window; nothing else runs in it then).
 // Run as root (gpu-control needs it): build/bin/zeusd_cost [calls]
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -32,6 +35,7 @@
 
 #include "http/http.h"
 #include "zeus/device/discovery.h"
+#include "zeus/zeusd/power_streaming.h"
 
 namespace {
 
@@ -184,6 +188,40 @@ int main(int argc, char** argv) {
   std::printf("zeusd CPU while 2 clients stream 8 GPUs at 10 Hz: %.2f %% of a core (%ld ticks in %.1f s; %ld bytes "
               "streamed)\n",
               share, ticks, seconds, bytes.load());
+
+  {
+    zeus::zeusd::ZeusdConfig config;
+    config.socket_path = socket_path;
+    auto streaming = zeus::zeusd::PowerStreamingClient::Start({{config, std::nullopt, std::vector<int>{}}});
+    if (!streaming) {
+      std::fprintf(stderr, "zeusd_cost: %s\n", streaming.error().message().c_str());
+      return 1;
+    }
+    auto events = [&] {
+      std::uint64_t n = 0;
+      for (const auto& s : (*streaming)->Streams()) n += s.events;
+      return n;
+    };
+    std::uint64_t seen = 0;
+    while (events() < 8 && Clock::now() < deadline + std::chrono::seconds(60)) {
+      seen = (*streaming)->WaitForUpdate(seen, std::chrono::seconds(1));
+    }
+    auto cpu_s = [] {
+      rusage usage{};
+      ::getrusage(RUSAGE_SELF, &usage);
+      return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+             static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+    };
+    const std::uint64_t events_before = events();
+    const double cpu_before = cpu_s();
+    const auto window_start = Clock::now();
+    std::this_thread::sleep_for(std::chrono::seconds(10));
+    const double cpu = cpu_s() - cpu_before;
+    const double window_s = std::chrono::duration<double>(Clock::now() - window_start).count();
+    std::printf("PowerStreamingClient CPU following 8 GPUs: %.3f %% of a core (%llu events in %.1f s)\n",
+                100.0 * cpu / window_s, static_cast<unsigned long long>(events() - events_before), window_s);
+    (*streaming)->Stop();
+  }
 
   ::kill(daemon, SIGTERM);
   ::waitpid(daemon, nullptr, 0);

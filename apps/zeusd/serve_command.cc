@@ -198,6 +198,11 @@ int RunServe(const ServeFlags& flags) {
   zeusd::Daemon* handler = daemon.get();
   auto server = http::HttpServer::Start(server_options, [handler](const http::HttpRequest& r) { return handler->Handle(r); });
   if (!server) return ExitWith(server.error());
+  // Port 0 picks a free port: say which (tests and scripts read it from this line).
+  if (flags.mode != "uds" && port == 0) {
+    where = host.find(':') == std::string::npos ? fmt::format("{}:{}", host, (*server)->port())
+                                                : fmt::format("[{}]:{}", host, (*server)->port());
+  }
   if (flags.mode == "uds") {
     if (Status owned = zeusd::SetSocketOwnership(flags.socket_path, flags.socket_permissions, flags.socket_uid,
                                                  flags.socket_gid);

@@ -211,7 +211,7 @@ class ReaderImpl final : public HttpStreamReader {
   const std::string origin_;
   const std::string host_header_;
   std::atomic<bool> cancelled_{false};
-  net::io_context ioc_{1};  // run only by the thread inside Get()
+  net::io_context ioc_;  // run only by the thread inside Get(); stopped from any (so not hint 1)
   std::optional<beast::basic_stream<stream_protocol>> stream_;
 };
 

@@ -55,11 +55,11 @@ struct Stream {
   std::thread thread;
 };
 
-// The message of a daemon's {"message": ...} body, else the body itself.
+// The message of a daemon's {"message": ...} or {"error": ...} body, else the body itself.
 std::string DaemonMessage(const std::string& body) {
   const nlohmann::json parsed = nlohmann::json::parse(body, nullptr, false);
-  if (parsed.is_object() && parsed.contains("message") && parsed["message"].is_string()) {
-    return parsed["message"].get<std::string>();
+  for (const char* key : {"message", "error"}) {
+    if (parsed.is_object() && parsed.contains(key) && parsed[key].is_string()) return parsed[key].get<std::string>();
   }
   return body;
 }
@@ -306,9 +306,14 @@ class ClientImpl final : public PowerStreamingClient {
   void Failed(Stream* stream, Error error, bool give_up) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopping_) return;
-    std::fprintf(stderr, "zeus: %s power stream from zeusd at %s: %s%s\n", DeviceKindName(stream->status.kind),
-                 stream->status.endpoint.c_str(), error.message().c_str(),
-                 give_up ? " (giving up on this stream)" : "");
+    // Logged when it differs from the previous failure (a daemon that stays
+    // down is reported once, not every reconnect_delay).
+    const bool repeated = stream->status.last_error && stream->status.last_error->message() == error.message();
+    if (!repeated || give_up) {
+      std::fprintf(stderr, "zeus: %s power stream from zeusd at %s: %s%s\n", DeviceKindName(stream->status.kind),
+                   stream->status.endpoint.c_str(), error.message().c_str(),
+                   give_up ? " (giving up on this stream)" : "");
+    }
     ++stream->status.failures;
     stream->status.last_error = std::move(error);
     stream->status.given_up = give_up;
@@ -369,7 +374,8 @@ class ClientImpl final : public PowerStreamingClient {
 };
 
 // Zeus's `_resolve_streaming` for one kind: the ids to stream (empty: none).
-Result<std::vector<int>> Resolve(const ZeusdClient& client, DeviceKind kind, const std::optional<std::vector<int>>& asked) {
+Result<std::vector<int>> Resolve(const ZeusdClient& client, DeviceKind kind,
+                                 const std::optional<std::vector<int>>& asked) {
   const ZeusdCapabilities& caps = client.capabilities();
   const bool gpu = kind == DeviceKind::kGpu;
   std::vector<int> available;

@@ -77,12 +77,14 @@ TEST(ParseStreamEventTest, GpuAndCpuEvents) {
   EXPECT_EQ(gpu->id, 2);
   EXPECT_EQ(gpu->power_mw, 150000u);
   EXPECT_FALSE(gpu->dram_mw);
-  auto cpu = ParseStreamEvent(DeviceKind::kCpu, R"({"timestamp_ms": 5, "cpu_id": 1, "cpu_mw": 40000, "dram_mw": 3000})");
+  auto cpu =
+      ParseStreamEvent(DeviceKind::kCpu, R"({"timestamp_ms": 5, "cpu_id": 1, "cpu_mw": 40000, "dram_mw": 3000})");
   ASSERT_TRUE(cpu);
   EXPECT_EQ(cpu->id, 1);
   EXPECT_EQ(cpu->power_mw, 40000u);
   EXPECT_EQ(cpu->dram_mw, 3000u);
-  auto no_dram = ParseStreamEvent(DeviceKind::kCpu, R"({"timestamp_ms": 5, "cpu_id": 0, "cpu_mw": 1, "dram_mw": null})");
+  auto no_dram =
+      ParseStreamEvent(DeviceKind::kCpu, R"({"timestamp_ms": 5, "cpu_id": 0, "cpu_mw": 1, "dram_mw": null})");
   ASSERT_TRUE(no_dram);
   EXPECT_FALSE(no_dram->dram_mw);
 }

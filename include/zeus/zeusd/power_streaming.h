@@ -18,16 +18,17 @@
 // (PowerSample::daemon_timestamp_ms).
 //
 // Samples and energy. zeusd sends a GPU's power when it changed and at least
-// once a second when it did not; a CPU's power (the average since the daemon's
-// previous read) likewise. A sample's value is taken to HOLD from its time
-// until the next sample of that device (a step function), but never longer
-// than `max_sample_hold` and never across a lost connection: the time after
-// that, until the next sample, is a GAP whose energy is unknown. EnergyMj()
-// integrates the step function over [t0, t1]; the part before the first
-// sample, after the stream was lost, or beyond max_sample_hold is not counted
-// and is reported in EnergyEstimate::uncovered / complete = false. The tail
-// after the last sample counts up to t1 only while the stream is still
-// connected (up to the time it was lost otherwise).
+// once a second when it did not; a CPU's power (the average since the
+// daemon's previous read) likewise, so for CPUs the step function below runs
+// up to one daemon poll period late. A sample's value is taken to HOLD from
+// its time until the next sample of that device (a step function), but never
+// longer than `max_sample_hold` and never across a lost connection: the time
+// after that, until the next sample, is a GAP whose energy is unknown.
+// EnergyMj() integrates the step function over [t0, t1]; the part before the
+// first sample, after the stream was lost, or beyond max_sample_hold is not
+// counted and is reported in EnergyEstimate::uncovered / gaps (complete() is
+// false). The last sample holds up to now (at most max_sample_hold) while its
+// stream is connected; once the stream is lost, up to the loss.
 //
 // Errors (Result/Status; never exceptions):
 //   Start(): kInvalidArgument - no targets, two targets with the same endpoint,
