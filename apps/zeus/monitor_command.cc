@@ -665,8 +665,8 @@ void RegisterMonitorCommand(CLI::App& app, int* exit_code) {
       "their energy is integrated from the streamed power over the command's run on this machine's clock (each\n"
       "daemon's clock offset is measured first) and reported per daemon, then added to the total. A device is\n"
       "uncertain when part of the run had no reading (a lost or silent stream); its energy then counts only the\n"
-      "covered part. A daemon that cannot be reached, or a scope the token lacks for an explicit request, is an\n"
-      "error before the command starts.\n"
+      "covered part. A daemon that cannot be reached, or that streams nothing to us (read groups disabled, token\n"
+      "missing, rejected or without the scopes), is an error before the command starts.\n"
       "Example: zeus monitor --json --plot power.svg -- python train.py --epochs 3\n"
       "Example: zeus monitor --zeusd http://node1:4938,http://node2:4938 -- mpirun -H node1,node2 train");
   cmd->callback([flags, exit_code, cmd] {

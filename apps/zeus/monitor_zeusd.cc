@@ -46,6 +46,34 @@ void ForEachItem(std::string_view list, F&& f) {
   }
 }
 
+// Why a daemon streams nothing to us: asked again through /discover (and
+// /auth/whoami), per device kind.
+Error NothingToStream(const std::string& url, const zeusd::ZeusdConfig& config) {
+  auto client = zeusd::ZeusdClient::Connect(config);
+  if (!client) return client.error().WithContext(fmt::format("--zeusd {}", url));
+  const zeusd::ZeusdCapabilities& caps = (*client)->capabilities();
+  if (caps.auth_error) {
+    return Error(ErrorCode::kPermissionDenied,
+                 fmt::format("--zeusd {}: nothing to measure: {} (the token comes from --zeusd-token-file or "
+                             "ZEUSD_TOKEN)",
+                             url, caps.auth_error->message()));
+  }
+  std::vector<std::string> reasons;
+  const std::pair<const char*, bool> kinds[] = {{"gpu-read", !caps.gpus.empty()}, {"cpu-read", !caps.cpus.empty()}};
+  for (const auto& [group, has_devices] : kinds) {
+    if (!caps.GroupEnabled(group)) {
+      reasons.push_back(fmt::format("'{}' is not enabled (zeusd serve --enable)", group));
+    } else if (!caps.Can(group)) {
+      reasons.push_back(fmt::format("the token lacks the '{}' scope", group));
+    } else if (!has_devices) {
+      reasons.push_back(fmt::format("it has no {}", group[0] == 'g' ? "GPUs" : "CPU packages"));
+    }
+  }
+  std::string joined;
+  for (const std::string& r : reasons) joined += (joined.empty() ? "" : "; ") + r;
+  return Error(ErrorCode::kFailedPrecondition, fmt::format("--zeusd {}: nothing to measure: {}", url, joined));
+}
+
 }  // namespace
 
 Result<zeusd::ZeusdConfig> ParseZeusdUrl(std::string_view url) {
@@ -173,8 +201,17 @@ Result<std::unique_ptr<RemoteMeasurement>> RemoteMeasurement::Start(const std::v
     });
     if (!status) return Fail(status.error().WithContext("--zeusd"));
   }
+  std::vector<zeusd::ZeusdConfig> configs;
+  for (const auto& t : targets) configs.push_back(t.config);
   auto client = zeusd::PowerStreamingClient::Start(std::move(targets));
   if (!client) return Fail(client.error().WithContext("--zeusd"));
+  // A daemon that streams nothing to us is an error, never a silent loss of its devices (W13b).
+  const std::vector<zeusd::StreamStatus> streams = (*client)->Streams();
+  for (std::size_t i = 0; i < endpoints.size(); ++i) {
+    const bool any = std::any_of(streams.begin(), streams.end(),
+                                 [&](const zeusd::StreamStatus& s) { return s.endpoint == endpoints[i].endpoint; });
+    if (!any) return Fail(NothingToStream(endpoints[i].url, configs[i]));
+  }
   std::unique_ptr<RemoteMeasurement> m(new RemoteMeasurement(std::move(*client), std::move(endpoints)));
 
   // Ready: a first reading of every streamed device, or the deadline.

@@ -244,5 +244,50 @@ TEST_F(CliMonitorZeusdDaemonsTest, AStreamLostDuringTheRunIsReportedUncertain) {
   a_->Wait();
 }
 
+// A daemon that streams nothing to us (no read group enabled) is an error
+// before the command, naming the address and why, never a silent loss.
+TEST_F(CliMonitorZeusdDaemonsTest, ADaemonWithNothingToStreamIsAnError) {
+  auto c = Start("c", {Gpu(100)}, "gpu-control", {});
+  const std::string marker = dir_.File("ran");
+  const ProcessResult r = RunProcess({ZEUS_TEST_CLI_PATH, "monitor", "--zeusd", Url("a") + "," + Url("c"), "--",
+                                      "/usr/bin/touch", marker},
+                                     MonitorEnv(local_));
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // kFailedPrecondition
+  EXPECT_THAT(r.err, HasSubstr("error: --zeusd " + Url("c") +
+                               ": nothing to measure: 'gpu-read' is not enabled (zeusd serve --enable); 'cpu-read' is "
+                               "not enabled (zeusd serve --enable)"));
+  struct stat st {};
+  EXPECT_NE(::stat(marker.c_str(), &st), 0) << "the command ran";
+}
+
+// A daemon that requires tokens: without one, an error naming the address
+// (exit 3); with --zeusd-token-file holding a token of `zeusd token issue`,
+// its GPU is measured.
+TEST_F(CliMonitorZeusdDaemonsTest, TokensComeFromTheTokenFile) {
+  const std::string key = dir_.Write("key", "a signing key for the test only");
+  ::chmod(key.c_str(), 0600);
+  auto d = Start("d", {Gpu(120)}, "gpu-read", {"--signing-key-path", key});
+  const std::string marker = dir_.File("ran");
+  const ProcessResult refused = RunProcess(
+      {ZEUS_TEST_CLI_PATH, "monitor", "--zeusd", Url("d"), "--", "/usr/bin/touch", marker}, MonitorEnv(local_));
+  EXPECT_EQ(refused.exit_code, 3) << refused.err;  // kPermissionDenied
+  EXPECT_THAT(refused.err, HasSubstr("error: --zeusd " + Url("d") + ": nothing to measure: "));
+  EXPECT_THAT(refused.err, HasSubstr("no token was provided"));
+  struct stat st {};
+  EXPECT_NE(::stat(marker.c_str(), &st), 0) << "the command ran";
+
+  const ProcessResult issued = RunProcess({ZEUS_TEST_ZEUSD_PATH, "token", "issue", "--signing-key-path", key,
+                                           "--user", "monitor", "--scope", "gpu-read", "--expires", "1h"});
+  ASSERT_EQ(issued.exit_code, 0) << issued.err;
+  const std::string token_file = dir_.Write("token", issued.out);
+  const ProcessResult r = RunProcess({ZEUS_TEST_CLI_PATH, "monitor", "--json", "--zeusd", Url("d"),
+                                      "--zeusd-token-file", token_file, "--", "true"},
+                                     MonitorEnv(local_));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json gpu = json::parse(r.out)["zeusd"][0]["gpus"][0];
+  EXPECT_FALSE(gpu["uncertain"].get<bool>()) << gpu.dump();
+  EXPECT_NEAR(gpu["avg_power_w"].get<double>(), 120.0, 120e-6);
+}
+
 }  // namespace
 }  // namespace zeus
