@@ -25,6 +25,7 @@
 
 #include "apps/zeus/cli_flags.h"
 #include "apps/zeus/monitor_child.h"
+#include "apps/zeus/monitor_zeusd.h"
 #include "apps/zeus/svg_plot.h"
 #include "zeus/device/discovery.h"
 #include "zeus/exporter/push.h"
@@ -55,6 +56,8 @@ struct MonitorFlags {
   std::string output;
   std::string pushgateway;  // push the window as EnergyHistogram does
   std::string job;
+  std::vector<std::string> zeusd_urls;  // each "URL" or "URL,URL"
+  std::string zeusd_token_file;
   std::vector<std::string> command;
   // `monitor power`
   long long live_interval_ms = 500;
@@ -133,6 +136,11 @@ Status CheckWritable(const char* flag, const std::string& path) {
   return OkStatus();
 }
 
+// How long `zeus monitor --zeusd` waits for a first reading of every remote
+// device before the command starts, and for a reading past its end after.
+constexpr std::chrono::seconds kZeusdReadyTimeout{30};
+constexpr std::chrono::seconds kZeusdSettleTimeout{5};
+
 struct Devices {
   std::unique_ptr<device::GpuSet> gpus;
   std::unique_ptr<device::CpuSet> cpus;
@@ -144,9 +152,20 @@ struct Devices {
 // Opens what the flags ask for. No NVIDIA driver is not an error (the
 // command is still timed); an explicitly named library that fails is. A RAPL
 // package that cannot be read is kept: the window reports its error and the
-// other packages are measured.
+// other packages are measured. With --zeusd, local GPUs are opened only when
+// --gpus names them.
 Result<Devices> OpenDevices(const MonitorFlags& flags) {
   Devices d;
+  if (!flags.zeusd_urls.empty() && !flags.gpus_given) {
+    d.gpus = std::make_unique<device::GpuSet>("", std::vector<std::unique_ptr<device::Gpu>>{});
+    if (flags.cpus) {
+      auto cpus = device::OpenCpus();
+      if (!cpus) return Fail(cpus.error());
+      d.cpus = std::move(*cpus);
+      for (std::size_t i = 0; i < d.cpus->size(); ++i) d.cpu_indices.push_back(i);
+    }
+    return d;
+  }
   const char* lib_env = std::getenv("ZEUS_NVML_LIBRARY");
   const bool explicit_library = lib_env != nullptr && *lib_env != '\0';
   auto gpus = device::OpenGpus();
@@ -289,6 +308,9 @@ int RunMonitor(MonitorFlags& flags) {
   };
   if (flags.command.empty()) return usage_error("no command to measure; usage: zeus monitor [OPTIONS] -- CMD ARGS...");
   ParseGpuList(flags);  // the ranges were checked while parsing
+  if (!flags.zeusd_token_file.empty() && flags.zeusd_urls.empty()) {
+    return usage_error("--zeusd-token-file is for --zeusd daemons: give --zeusd URL too");
+  }
   if (flags.pushgateway.empty() != flags.job.empty()) {
     return usage_error("--pushgateway and --job go together: give both (e.g. --pushgateway http://localhost:9091 "
                        "--job train)");
@@ -311,8 +333,9 @@ int RunMonitor(MonitorFlags& flags) {
   }
   for (const std::string& note : devices->notes) fmt::print(stderr, "zeus monitor: {}\n", note);
   if ((!flags.timeline.empty() || !flags.plot.empty()) && devices->gpu_indices.empty()) {
-    return usage_error(fmt::format("{}: no GPUs to sample; drop the flag or make a GPU visible",
-                                   flags.timeline.empty() ? "--plot" : "--timeline"));
+    return usage_error(fmt::format("{}: no GPUs to sample; drop the flag or make a GPU visible{}",
+                                   flags.timeline.empty() ? "--plot" : "--timeline",
+                                   flags.zeusd_urls.empty() ? "" : " (with --zeusd, local GPUs only with --gpus)"));
   }
 
   // Energy and time from one clock: the emulator's when the GPUs are emulated
@@ -350,17 +373,31 @@ int RunMonitor(MonitorFlags& flags) {
     push = std::move(*created);
   }
 
+  std::unique_ptr<RemoteMeasurement> remote;
+  if (!flags.zeusd_urls.empty()) {
+    auto token = ZeusdToken(flags.zeusd_token_file);
+    if (!token) return usage_error(token.error().message());
+    auto started = RemoteMeasurement::Start(flags.zeusd_urls, *token, kZeusdReadyTimeout);
+    if (!started) {
+      fmt::print(stderr, "error: {}\n", started.error().message());
+      return ExitCodeFor(started.error().code());
+    }
+    remote = std::move(*started);
+  }
+
   TestHoldBeforeStart();
   if (std::optional<int> early = relay.TakePending()) return ReportNotStarted(flags, *early);
 
   const nanoseconds start = clock.Now();
   const nanoseconds wall_start = SteadyClock().Now();
   (void)(push ? push->BeginWindow("command") : (*mon)->BeginWindow("command"));
+  if (remote) remote->Begin();
   auto child = relay.Run(flags.command, std::chrono::duration_cast<nanoseconds>(
                                             std::chrono::duration<double>(flags.kill_after_s)));
   auto measurement = push ? push->EndWindow("command") : (*mon)->EndWindow("command");
   const nanoseconds wall_end = SteadyClock().Now();
   const nanoseconds end = clock.Now();
+  if (remote) remote->End(kZeusdSettleTimeout);
   if (!child) {
     fmt::print(stderr, "error: {}\n", child.error().message());
     return ExitCodeFor(child.error().code());
@@ -437,7 +474,13 @@ int RunMonitor(MonitorFlags& flags) {
     if (c.error) ++failures;
     report["cpus"].push_back(j);
   }
-  report["total_energy_j"] = measurement->total_energy_j;
+  const double remote_energy_j = remote ? remote->total_energy_j() : 0.0;
+  if (remote) {
+    report["zeusd_time_s"] = remote->time_s();
+    report["zeusd"] = remote->Report();
+    report["zeusd_energy_j"] = remote_energy_j;
+  }
+  report["total_energy_j"] = measurement->total_energy_j + remote_energy_j;
 
   std::string text;
   if (flags.json) {
@@ -491,7 +534,8 @@ int RunMonitor(MonitorFlags& flags) {
                             wall_time_s > 0 ? c["dram_energy_j"].get<double>() / wall_time_s : 0.0, "-");
       }
     }
-    text += fmt::format("  {:<10} {:>12.2f}\n", "total", measurement->total_energy_j);
+    if (remote) text += remote->Text();
+    text += fmt::format("  {:<10} {:>12.2f}\n", "total", measurement->total_energy_j + remote_energy_j);
     if (short_window) {
       text += fmt::format(
           "  * the average is above every power reading (one every {} ms) in the window: the window is short against "
@@ -525,6 +569,9 @@ int RunMonitor(MonitorFlags& flags) {
                flags.kill_after_s, SignalName(*child->signal_received));
   }
   if (failures > 0) fmt::print(stderr, "zeus monitor: {} device(s) could not be measured (see the report)\n", failures);
+  if (remote) {
+    for (const std::string& note : remote->notes()) fmt::print(stderr, "zeus monitor: {}\n", note);
+  }
   return exit_code;
 }
 
@@ -592,6 +639,17 @@ void RegisterMonitorCommand(CLI::App& app, int* exit_code) {
                   "Push the command's energy to this Prometheus Pushgateway (http://HOST:PORT) as Zeus's "
                   "EnergyHistogram does (window=\"command\"); needs --job");
   cmd->add_option("--job", flags->job, "The Pushgateway job name for --pushgateway");
+  cmd->add_option("--zeusd", flags->zeusd_urls,
+                  "Also measure the devices of these zeusd daemons (other nodes), from their power streams: "
+                  "unix:///path/to/zeusd.sock or http://HOST:PORT (PORT defaults to 4938), comma-separated. "
+                  "Local GPUs are then measured only when --gpus names them; --cpus still adds local RAPL")
+      ->transform(ZeusdUrlListFlag())
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--zeusd-token-file", flags->zeusd_token_file,
+                  "A file whose first line is the token for the --zeusd daemons that require one (default: "
+                  "$ZEUSD_TOKEN)");
   cmd->add_option("command", flags->command, "The command to run, after --")->expected(-1);
   cmd->footer(
       "Runs the command and passes its exit code through (128+N if killed by signal N; 127/126 if it cannot be\n"
@@ -606,7 +664,14 @@ void RegisterMonitorCommand(CLI::App& app, int* exit_code) {
       "emulator's time (its scenario's time_scale), reported as time_s next to wall_time_s.\n"
       "Reports wall time, and per device energy (J), average and peak power (W), and the total. GPUs with an\n"
       "energy counter are measured by it; others by integrating power. The peak is never below the average.\n"
-      "Example: zeus monitor --json --plot power.svg -- python train.py --epochs 3");
+      "zeusd: with --zeusd, each daemon streams every GPU and CPU package our token may read (gpu-read, cpu-read);\n"
+      "their energy is integrated from the streamed power over the command's run on this machine's clock (each\n"
+      "daemon's clock offset is measured first) and reported per daemon, then added to the total. A device is\n"
+      "uncertain when part of the run had no reading (a lost or silent stream); its energy then counts only the\n"
+      "covered part. A daemon that cannot be reached, or that streams nothing to us (read groups disabled, token\n"
+      "missing, rejected or without the scopes), is an error before the command starts.\n"
+      "Example: zeus monitor --json --plot power.svg -- python train.py --epochs 3\n"
+      "Example: zeus monitor --zeusd http://node1:4938,http://node2:4938 -- mpirun -H node1,node2 train");
   cmd->callback([flags, exit_code, cmd] {
     if (cmd->got_subcommand("power")) return;
     *exit_code = RunMonitor(*flags);

@@ -46,6 +46,7 @@ void RegisterPowerLimit(py::module_& m);
 void RegisterBatchSize(py::module_& m);
 void RegisterMetric(py::module_& m);
 void RegisterZeusd(py::module_& m);
+void RegisterPowerStreaming(py::module_& m);
 
 }  // namespace zeus::python
 

@@ -14,4 +14,5 @@ PYBIND11_MODULE(_native, m) {
   zeus::python::RegisterBatchSize(m);
   zeus::python::RegisterMetric(m);
   zeus::python::RegisterZeusd(m);
+  zeus::python::RegisterPowerStreaming(m);
 }

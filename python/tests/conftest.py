@@ -12,7 +12,10 @@ import ctypes
 import gc
 import json
 import os
+import socket
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -22,6 +25,7 @@ SOURCE_DIR = Path(os.environ.get("ZEUS_SOURCE_DIR", Path(__file__).resolve().par
 BUILD_DIR = Path(os.environ.get("ZEUS_BUILD_DIR", SOURCE_DIR / "build"))
 EMULATOR_LIBRARY = BUILD_DIR / "lib" / "libzeus-nvml-emulator.so"
 ZEUS_BINARY = BUILD_DIR / "bin" / "zeus"
+ZEUSD_BINARY = BUILD_DIR / "bin" / "zeusd"
 PYTHON_DIR = BUILD_DIR / "python"
 
 # A workload curve (an A40 shape) whose per-limit figures tests can compute by hand.
@@ -106,3 +110,52 @@ def subprocess_env() -> dict[str, str]:
 
 
 PYTHON = sys.executable
+
+
+def zeusd_accepts(path: Path) -> bool:
+    """Whether a daemon listens on the Unix socket ``path``."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        try:
+            s.connect(str(path))
+            return True
+        except OSError:
+            return False
+
+
+def write_scenario(directory: Path, gpus: list[dict[str, Any]], **top_level: Any) -> Path:
+    """Writes an emulator scenario with its own state file in ``directory`` (for a daemon: another process, so
+    this process's emulator stays untouched) and returns its path."""
+    directory.mkdir(parents=True, exist_ok=True)
+    scenario = {"driver_version": "550.54.15", "state_file": str(directory / "emulator-state"), "gpus": gpus}
+    scenario.update(top_level)
+    path = directory / "scenario.json"
+    path.write_text(json.dumps(scenario, indent=2))
+    return path
+
+
+def start_zeusd(directory: Path, scenario: Path, *extra: str, socket_name: str = "zeusd.sock",
+                enable: str = "gpu-control,gpu-read") -> subprocess.Popen:
+    """Starts build/bin/zeusd on the emulator (``scenario``) on the Unix socket ``directory/socket_name``
+    (stderr in ``<socket>.err``); returns once the socket accepts (60 s deadline). Needs root for gpu-control
+    and cpu-read. The caller terminates it."""
+    sock = directory / socket_name
+    err = directory / (socket_name + ".err")
+    env = dict(os.environ, ZEUS_EMULATOR_CONFIG=str(scenario))
+    for name in ("ZEUSD_SOCK_PATH", "ZEUSD_HOST_PORT", "ZEUSD_TOKEN"):
+        env.pop(name, None)
+    proc = subprocess.Popen(
+        [str(ZEUSD_BINARY), "serve", "--mode", "uds", "--socket-path", str(sock), "--socket-permissions", "666",
+         "--nvml-library", str(EMULATOR_LIBRARY), "--enable", enable, *extra],
+        env=env, stderr=open(err, "w"))
+    deadline = time.monotonic() + 60
+    while not zeusd_accepts(sock):
+        assert proc.poll() is None, err.read_text()
+        assert time.monotonic() < deadline, "zeusd did not listen within 60 s"
+        time.sleep(0.01)
+    return proc
+
+
+def stop_zeusd(proc: subprocess.Popen) -> None:
+    """Terminates a daemon started by start_zeusd and waits for it."""
+    proc.terminate()
+    proc.wait(timeout=60)

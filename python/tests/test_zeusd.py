@@ -5,49 +5,22 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import textwrap
-import time
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-from conftest import BUILD_DIR, PYTHON, PYTHON_DIR, a40
+from conftest import PYTHON, ZEUSD_BINARY, a40, start_zeusd
 from zeus.exception import ZeusdAuthError, ZeusdCapabilityError, ZeusdConnectionError, ZeusdError
 from zeus.utils.zeusd import ZeusdClient, ZeusdConfig, require_capabilities
 
-ZEUSD = BUILD_DIR / "bin" / "zeusd"
-EMULATOR = BUILD_DIR / "lib" / "libzeus-nvml-emulator.so"
+ZEUSD = ZEUSD_BINARY
 # Energy per step falls with the limit (100 W: 100 J/s * 2 s = 200 J; 300 W: 260 * 0.98 = 254.8 J).
 WORKLOAD = {"power_limits_w": [100, 200, 300], "power_w": [100, 200, 260], "iteration_time_s": [2.0, 1.1, 0.98]}
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the daemon needs root (gpu-control)")
-
-
-def _accepts(path: Path) -> bool:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        try:
-            s.connect(str(path))
-            return True
-        except OSError:
-            return False
-
-
-def _start(tmp_path: Path, scenario: Path, *extra: str) -> subprocess.Popen:
-    sock = tmp_path / "zeusd.sock"
-    env = dict(os.environ, ZEUS_EMULATOR_CONFIG=str(scenario))
-    proc = subprocess.Popen(
-        [str(ZEUSD), "serve", "--mode", "uds", "--socket-path", str(sock), "--socket-permissions", "666",
-         "--nvml-library", str(EMULATOR), "--enable", "gpu-control,gpu-read", *extra],
-        env=env, stderr=open(tmp_path / "zeusd.err", "w"))
-    deadline = time.monotonic() + 60
-    while not _accepts(sock):
-        assert proc.poll() is None, (tmp_path / "zeusd.err").read_text()
-        assert time.monotonic() < deadline, "zeusd did not listen within 60 s"
-        time.sleep(0.01)
-    return proc
 
 
 @pytest.fixture
@@ -55,7 +28,7 @@ def daemon(emulator, tmp_path: Path) -> Iterator[Path]:
     os.chmod(tmp_path, 0o777)
     scenario = emulator([a40(power_limit_w=250, workload=WORKLOAD), a40(power_limit_w=300, workload=WORKLOAD)], clock="manual")
     os.chmod(scenario, 0o644)
-    proc = _start(tmp_path, scenario)
+    proc = start_zeusd(tmp_path, scenario)
     os.chmod(tmp_path / "emulator-state", 0o666)
     yield tmp_path / "zeusd.sock"
     proc.terminate()
@@ -112,7 +85,7 @@ def test_auth_errors_are_kept_then_raised_by_require(emulator, tmp_path: Path) -
     key = tmp_path / "key"
     key.write_text("a signing key for the test only")
     key.chmod(0o600)
-    proc = _start(tmp_path, scenario, "--signing-key-path", str(key))
+    proc = start_zeusd(tmp_path, scenario, "--signing-key-path", str(key))
     try:
         client = ZeusdClient(ZeusdConfig.uds(str(tmp_path / "zeusd.sock")))
         assert client.auth_required

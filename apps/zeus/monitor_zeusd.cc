@@ -1,0 +1,365 @@
+// Copyright 2026 The Zeus C++ Authors.
+
+#include "apps/zeus/monitor_zeusd.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "zeus/base/clock.h"
+
+namespace zeus::cli {
+namespace {
+
+using json = nlohmann::json;
+using std::chrono::nanoseconds;
+using zeusd::DeviceKind;
+
+constexpr std::string_view kAcceptedForms = "unix:///path/to/zeusd.sock or http://HOST:PORT";
+constexpr std::size_t kMaxSocketPathBytes = 107;  // sizeof(sockaddr_un::sun_path) - 1
+constexpr int kZeusdDefaultPort = 4938;
+
+double Seconds(nanoseconds d) { return std::chrono::duration<double>(d).count(); }
+
+bool IsHostChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '.' || c == '_';
+}
+
+// Calls f(item) for each comma-separated item of `list` (empty items included).
+template <class F>
+void ForEachItem(std::string_view list, F&& f) {
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t end = list.find(',', begin);
+    f(list.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin));
+    if (end == std::string_view::npos) return;
+    begin = end + 1;
+  }
+}
+
+// Why a daemon streams nothing to us: asked again through /discover (and
+// /auth/whoami), per device kind.
+Error NothingToStream(const std::string& url, const zeusd::ZeusdConfig& config) {
+  auto client = zeusd::ZeusdClient::Connect(config);
+  if (!client) return client.error().WithContext(fmt::format("--zeusd {}", url));
+  const zeusd::ZeusdCapabilities& caps = (*client)->capabilities();
+  if (caps.auth_error) {
+    return Error(ErrorCode::kPermissionDenied,
+                 fmt::format("--zeusd {}: nothing to measure: {} (the token comes from --zeusd-token-file or "
+                             "ZEUSD_TOKEN)",
+                             url, caps.auth_error->message()));
+  }
+  std::vector<std::string> reasons;
+  const std::pair<const char*, bool> kinds[] = {{"gpu-read", !caps.gpus.empty()}, {"cpu-read", !caps.cpus.empty()}};
+  for (const auto& [group, has_devices] : kinds) {
+    if (!caps.GroupEnabled(group)) {
+      reasons.push_back(fmt::format("'{}' is not enabled (zeusd serve --enable)", group));
+    } else if (!caps.Can(group)) {
+      reasons.push_back(fmt::format("the token lacks the '{}' scope", group));
+    } else if (!has_devices) {
+      reasons.push_back(fmt::format("it has no {}", group[0] == 'g' ? "GPUs" : "CPU packages"));
+    }
+  }
+  std::string joined;
+  for (const std::string& r : reasons) joined += (joined.empty() ? "" : "; ") + r;
+  return Error(ErrorCode::kFailedPrecondition, fmt::format("--zeusd {}: nothing to measure: {}", url, joined));
+}
+
+}  // namespace
+
+Result<zeusd::ZeusdConfig> ParseZeusdUrl(std::string_view url) {
+  auto bad = [&](std::string_view why) -> Result<zeusd::ZeusdConfig> {
+    return Fail(ErrorCode::kInvalidArgument, fmt::format("'{}' {}", url, why));
+  };
+  zeusd::ZeusdConfig config;
+  if (url.starts_with("unix://")) {
+    const std::string_view path = url.substr(7);
+    if (path.empty() || path.front() != '/') {
+      return bad("needs an absolute socket path after unix:// (unix:///run/zeusd/zeusd.sock: three slashes)");
+    }
+    if (path.size() > kMaxSocketPathBytes) {
+      return bad(fmt::format("has a socket path longer than {} bytes, the most a Unix socket allows",
+                             kMaxSocketPathBytes));
+    }
+    config.socket_path = std::string(path);
+    return config;
+  }
+  if (!url.starts_with("http://")) {
+    if (url.starts_with("https://")) return bad("uses https; zeusd serves plain HTTP (http://HOST:PORT)");
+    return bad("is not a zeusd address");
+  }
+  std::string_view rest = url.substr(7);
+  if (rest.ends_with('/')) rest.remove_suffix(1);
+  if (rest.find_first_of("/?#@") != std::string_view::npos) {
+    return bad("has more than a host and a port (nothing may follow the port but one '/')");
+  }
+  std::string_view host;
+  std::string_view port;
+  bool has_port = false;
+  if (rest.starts_with('[')) {
+    const std::size_t close = rest.find(']');
+    if (close == std::string_view::npos || close == 1) return bad("has an unclosed or empty [IPv6 address]");
+    host = rest.substr(0, close + 1);
+    const std::string_view after = rest.substr(close + 1);
+    if (!after.empty() && after.front() != ':') return bad("has something other than :PORT after the ]");
+    has_port = !after.empty();
+    if (has_port) port = after.substr(1);
+    if (!std::all_of(host.begin() + 1, host.end() - 1,
+                     [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0 || c == ':' || c == '.'; })) {
+      return bad("has an IPv6 address with characters other than hex digits, ':' and '.'");
+    }
+  } else {
+    const std::size_t colon = rest.find(':');
+    host = rest.substr(0, colon);
+    has_port = colon != std::string_view::npos;
+    if (has_port) port = rest.substr(colon + 1);
+    if (!std::all_of(host.begin(), host.end(), IsHostChar)) {
+      return bad("has a host with characters other than letters, digits, '-', '.' and '_'");
+    }
+  }
+  if (host.empty()) return bad("has no host");
+  int port_number = kZeusdDefaultPort;
+  if (has_port) {
+    if (port.empty() || port.size() > 5 ||
+        !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return bad("has a port that is not a number from 1 to 65535");
+    }
+    port_number = std::atoi(std::string(port).c_str());
+    if (port_number < 1 || port_number > 65535) return bad("has a port that is not a number from 1 to 65535");
+  }
+  config.host_port = fmt::format("{}:{}", host, port_number);
+  return config;
+}
+
+CLI::Validator ZeusdUrlListFlag() {
+  auto check = [](std::string& input) -> std::string {
+    std::string message;
+    ForEachItem(input, [&](std::string_view item) {
+      if (!message.empty()) return;
+      if (item.empty()) {
+        message = fmt::format("must be zeusd addresses ({}) separated by commas (got '{}')", kAcceptedForms, input);
+        return;
+      }
+      if (auto parsed = ParseZeusdUrl(item); !parsed) {
+        message = fmt::format("must be zeusd addresses, {} (got {})", kAcceptedForms, parsed.error().message());
+      }
+    });
+    return message;
+  };
+  return CLI::Validator(check, "URL[,URL...]", "");
+}
+
+Result<std::string> ZeusdToken(const std::string& token_file) {
+  if (token_file.empty()) {
+    const char* env = std::getenv("ZEUSD_TOKEN");
+    return std::string(env == nullptr ? "" : env);
+  }
+  std::ifstream in(token_file);
+  if (!in) {
+    const int err = errno != 0 ? errno : EIO;
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("--zeusd-token-file {}: cannot read: {}", token_file, std::strerror(err)));
+  }
+  std::string token;
+  std::getline(in, token);
+  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back())) != 0) token.pop_back();
+  if (token.empty()) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("--zeusd-token-file {}: the file is empty; put the token (zeusd token issue) on its "
+                            "first line",
+                            token_file));
+  }
+  return token;
+}
+
+Result<std::unique_ptr<RemoteMeasurement>> RemoteMeasurement::Start(const std::vector<std::string>& urls,
+                                                                    const std::string& token,
+                                                                    nanoseconds ready_timeout) {
+  std::vector<zeusd::PowerStreamingTarget> targets;
+  std::vector<Endpoint> endpoints;
+  for (const std::string& word : urls) {
+    Status status = OkStatus();
+    ForEachItem(word, [&](std::string_view item) {
+      if (!status) return;
+      auto config = ParseZeusdUrl(item);
+      if (!config) {
+        status = Fail(config.error());
+        return;
+      }
+      config->token = token;
+      endpoints.push_back({std::string(item), config->endpoint()});
+      targets.push_back({std::move(*config), std::nullopt, std::nullopt});
+    });
+    if (!status) return Fail(status.error().WithContext("--zeusd"));
+  }
+  std::vector<zeusd::ZeusdConfig> configs;
+  for (const auto& t : targets) configs.push_back(t.config);
+  auto client = zeusd::PowerStreamingClient::Start(std::move(targets));
+  if (!client) return Fail(client.error().WithContext("--zeusd"));
+  // A daemon that streams nothing to us is an error, never a silent loss of its devices (W13b).
+  const std::vector<zeusd::StreamStatus> streams = (*client)->Streams();
+  for (std::size_t i = 0; i < endpoints.size(); ++i) {
+    const bool any = std::any_of(streams.begin(), streams.end(),
+                                 [&](const zeusd::StreamStatus& s) { return s.endpoint == endpoints[i].endpoint; });
+    if (!any) return Fail(NothingToStream(endpoints[i].url, configs[i]));
+  }
+  std::unique_ptr<RemoteMeasurement> m(new RemoteMeasurement(std::move(*client), std::move(endpoints)));
+
+  // Ready: a first reading of every streamed device, or the deadline.
+  const auto deadline = std::chrono::steady_clock::now() + ready_timeout;
+  std::uint64_t seen = m->client_->sequence();
+  while (true) {
+    const auto latest = m->client_->Latest();
+    bool all = true;
+    for (const zeusd::StreamStatus& s : m->client_->Streams()) {
+      if (s.given_up) continue;
+      const auto it = latest.find(s.endpoint);
+      for (int id : s.ids) {
+        const bool has = it != latest.end() && (s.kind == DeviceKind::kGpu ? it->second.gpu_power_w.contains(id)
+                                                                          : it->second.cpu_power_w.contains(id));
+        all = all && has;
+      }
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (all || now >= deadline) break;
+    seen = m->client_->WaitForUpdate(seen, deadline - now);
+  }
+  return m;
+}
+
+void RemoteMeasurement::Begin() { begin_ = SteadyClock().Now(); }
+
+void RemoteMeasurement::End(nanoseconds settle_timeout) {
+  end_ = SteadyClock().Now();
+  // A reading at or after the end from every connected stream shows what
+  // held until the end (zeusd repeats an unchanged value every second).
+  const auto deadline = std::chrono::steady_clock::now() + settle_timeout;
+  std::uint64_t seen = client_->sequence();
+  while (true) {
+    bool all = true;
+    for (const zeusd::StreamStatus& s : client_->Streams()) {
+      if (!s.connected) continue;
+      for (int id : s.ids) {
+        auto after = client_->Timeline(s.endpoint, s.kind, id, end_);
+        all = all && after && !after->empty();
+      }
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (all || now >= deadline) break;
+    seen = client_->WaitForUpdate(seen, deadline - now);
+  }
+  client_->Stop();
+  Compute();
+}
+
+void RemoteMeasurement::Compute() {
+  const double duration_s = Seconds(end_ - begin_);
+  // Our steady clock against our wall clock, to state each daemon's offset
+  // as wall clock against wall clock.
+  const nanoseconds steady_minus_unix =
+      SteadyClock().Now() -
+      std::chrono::duration_cast<nanoseconds>(std::chrono::system_clock::now().time_since_epoch());
+  const std::vector<zeusd::StreamStatus> statuses = client_->Streams();
+  report_ = json::array();
+  total_energy_j_ = 0;
+  for (const Endpoint& e : endpoints_) {
+    json node;
+    node["url"] = e.url;
+    node["endpoint"] = e.endpoint;
+    auto offset = client_->ClockOffset(e.endpoint);
+    node["clock_offset_s"] = offset ? json(Seconds(*offset - steady_minus_unix)) : json(nullptr);
+    node["gpus"] = json::array();
+    node["cpus"] = json::array();
+    node["stream_errors"] = json::array();
+    double node_energy_j = 0;
+    for (const zeusd::StreamStatus& s : statuses) {
+      if (s.endpoint != e.endpoint) continue;
+      const char* kind = zeusd::DeviceKindName(s.kind);
+      if (s.last_error) {
+        node["stream_errors"].push_back(fmt::format("{} stream: {}", kind, s.last_error->message()));
+        notes_.push_back(fmt::format("{}: {} stream: {}", e.url, kind, s.last_error->message()));
+      }
+      for (int id : s.ids) {
+        json d;
+        d["id"] = id;
+        auto energy = client_->EnergyMj(s.endpoint, s.kind, id, begin_, end_);
+        if (!energy) {
+          d["energy_j"] = nullptr;
+          d["avg_power_w"] = nullptr;
+          d["uncertain"] = true;
+          d["error"] = energy.error().message();
+          notes_.push_back(fmt::format("{}: {} {}: {}", e.url, kind, id, energy.error().message()));
+        } else {
+          const double energy_j = energy->energy_mj / 1000.0;
+          d["energy_j"] = energy_j;
+          d["avg_power_w"] = duration_s > 0 ? json(energy_j / duration_s) : json(nullptr);
+          if (s.kind == DeviceKind::kCpu) {
+            const std::optional<double> dram_j =
+                energy->dram_energy_mj ? std::optional<double>(*energy->dram_energy_mj / 1000.0) : std::nullopt;
+            d["dram_energy_j"] = dram_j ? json(*dram_j) : json(nullptr);
+            d["dram_avg_power_w"] = dram_j && duration_s > 0 ? json(*dram_j / duration_s) : json(nullptr);
+          }
+          d["uncovered_s"] = Seconds(energy->uncovered);
+          d["gaps"] = energy->gaps;
+          d["uncertain"] = !energy->complete();
+          d["error"] = nullptr;
+          node_energy_j += energy_j + (energy->dram_energy_mj ? *energy->dram_energy_mj / 1000.0 : 0.0);
+          if (!energy->complete()) {
+            notes_.push_back(fmt::format("{}: {} {}: {:.3f} s of the run had no power reading ({} gap{}); its "
+                                         "energy is a lower bound",
+                                         e.url, kind, id, Seconds(energy->uncovered), energy->gaps,
+                                         energy->gaps == 1 ? "" : "s"));
+          }
+        }
+        node[s.kind == DeviceKind::kGpu ? "gpus" : "cpus"].push_back(d);
+      }
+    }
+    node["energy_j"] = node_energy_j;
+    total_energy_j_ += node_energy_j;
+    report_.push_back(node);
+  }
+}
+
+json RemoteMeasurement::Report() const { return report_; }
+
+double RemoteMeasurement::total_energy_j() const { return total_energy_j_; }
+
+std::string RemoteMeasurement::Text() const {
+  std::string text;
+  auto number = [](const json& v) { return v.is_null() ? std::string("-") : fmt::format("{:.2f}", v.get<double>()); };
+  for (const json& node : report_) {
+    const json& offset = node["clock_offset_s"];
+    text += fmt::format("  zeusd {}{}\n", node["url"].get<std::string>(),
+                        offset.is_null() ? "" : fmt::format(" (clock offset {:+.3f} s)", offset.get<double>()));
+    for (const char* kind : {"gpus", "cpus"}) {
+      for (const json& d : node[kind]) {
+        const std::string label = fmt::format("  {} {}", kind[0] == 'g' ? "GPU" : "CPU", d["id"].get<int>());
+        std::string how = "stream";
+        if (!d["error"].is_null()) {
+          how = "error: " + d["error"].get<std::string>();
+        } else if (d["uncertain"].get<bool>()) {
+          how += fmt::format(" (uncertain: {:.2f} s without readings)", d["uncovered_s"].get<double>());
+        }
+        text += fmt::format("  {:<10} {:>12} {:>12} {:>12}  {}\n", label, number(d["energy_j"]),
+                            number(d["avg_power_w"]), "-", how);
+        if (d.contains("dram_energy_j") && !d["dram_energy_j"].is_null()) {
+          text += fmt::format("  {:<10} {:>12} {:>12} {:>12}  stream\n", "    dram", number(d["dram_energy_j"]),
+                              number(d["dram_avg_power_w"]), "-");
+        }
+      }
+    }
+    text += fmt::format("  {:<10} {:>12.2f}\n", "  subtotal", node["energy_j"].get<double>());
+  }
+  return text;
+}
+
+}  // namespace zeus::cli
