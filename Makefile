@@ -46,7 +46,7 @@ test-asan:
 # HTTP server's workers, the service's connection pool).
 TSAN_TESTS = zeus_monitor_test zeus_device_test zeus_nvml_emulator_test zeus_runtime_test zeus_http_test \
              zeus_bso_sql_test \
-             zeus_bso_test zeus_zeusd_test
+             zeus_bso_test zeus_zeusd_test zeus_http_stream_test zeus_power_streaming_test
 
 test-tsan:
 	@cmake --preset tsan >/dev/null
