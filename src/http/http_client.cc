@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -205,7 +206,10 @@ class ClientImpl final : public HttpClient {
 
   Attempt RoundTrip(const http::request<http::string_body>& request) {
     http::response_parser<http::string_body> parser;
-    parser.body_limit(boost::none);
+    // No limit. Not boost::none: Boost 1.74 compares a Content-Length with an
+    // unset limit as if it were 0 whenever the headers arrive before the body
+    // ("body limit exceeded" on a split or slow answer).
+    parser.body_limit(std::numeric_limits<std::uint64_t>::max());
     parser.header_limit(kMaxResponseHeaderBytes);
     if (request.method() == http::verb::head) parser.skip(true);  // no body follows, whatever the headers say
 

@@ -940,6 +940,98 @@ TEST(HttpTest, HandlerHeadersAreSent) {
   EXPECT_EQ(FindHeader(*r, "Retry-After"), nullptr);
 }
 
+// A server that is not ours: answers every request on one connection with
+// `response` as written, then closes it (as Python's http.server does with
+// HTTP/1.0). Serves `connections` connections, then stops.
+class CannedServer {
+ public:
+  // `body`, when set, goes in a second write some time after `response`
+  // (Python's server writes headers and body separately).
+  CannedServer(std::string response, int connections, std::string body = {})
+      : response_(std::move(response)), body_(std::move(body)) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(address);
+    if (::bind(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0 || ::listen(fd_, 4) != 0 ||
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+      throw std::runtime_error("cannot listen on 127.0.0.1");
+    }
+    port_ = ntohs(address.sin_port);
+    thread_ = std::thread([this, connections] {
+      for (int i = 0; i < connections; ++i) {
+        const int client = ::accept(fd_, nullptr, nullptr);
+        if (client < 0) return;
+        std::string request;
+        char buffer[1024];
+        while (request.find("\r\n\r\n") == std::string::npos) {
+          const ssize_t n = ::recv(client, buffer, sizeof(buffer), 0);
+          if (n <= 0) break;
+          request.append(buffer, static_cast<std::size_t>(n));
+        }
+        SendAll(client, response_);
+        if (!body_.empty()) {
+          std::this_thread::sleep_for(milliseconds(20));  // not a synchronisation: only splits the writes
+          SendAll(client, body_);
+        }
+        ::close(client);
+      }
+    });
+  }
+  ~CannedServer() {
+    ::shutdown(fd_, SHUT_RDWR);
+    thread_.join();
+    ::close(fd_);
+  }
+  std::uint16_t port() const { return port_; }
+
+ private:
+  static void SendAll(int fd, std::string_view rest) {
+    while (!rest.empty()) {
+      const ssize_t n = ::send(fd, rest.data(), rest.size(), MSG_NOSIGNAL);
+      if (n <= 0) return;
+      rest.remove_prefix(static_cast<std::size_t>(n));
+    }
+  }
+
+  std::string response_;
+  std::string body_;
+  int fd_ = -1;
+  std::uint16_t port_ = 0;
+  std::thread thread_;
+};
+
+// Python's http.server answers HTTP/1.0 with a Content-Length and closes. A
+// Content-Length once made every such answer "body limit exceeded" (Boost
+// 1.74 compares the length with an unset limit as if the limit were 0).
+TEST(HttpTest, ClientReadsHttp10AnswersWithAContentLength) {
+  const std::string body = R"({"ok": true})";
+  CannedServer server(fmt::format("HTTP/1.0 200 OK\r\nServer: SimpleHTTP/0.6 Python/3.11\r\nContent-Type: "
+                                  "application/json\r\nContent-Length: {}\r\n\r\n",
+                                  body.size()),
+                      /*connections=*/2, body);
+  auto client = ClientOrDie(server.port());
+  ASSERT_NE(client, nullptr);
+  for (int i = 0; i < 2; ++i) {  // the second request needs a new connection
+    Result<HttpResponse> response = client->Send("GET", "/discover");
+    ASSERT_TRUE(response) << response.error().message();
+    EXPECT_EQ(response->status, 200);
+    EXPECT_EQ(response->content_type, "application/json");
+    EXPECT_EQ(response->body, body);
+  }
+}
+
+// The same answer without a Content-Length: the body runs to the close.
+TEST(HttpTest, ClientReadsABodyThatEndsWithTheConnection) {
+  CannedServer server("HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil the end", /*connections=*/1);
+  auto client = ClientOrDie(server.port());
+  ASSERT_NE(client, nullptr);
+  Result<HttpResponse> response = client->Send("GET", "/");
+  ASSERT_TRUE(response) << response.error().message();
+  EXPECT_EQ(response->body, "until the end");
+}
+
 TEST(HttpTest, ClientCreateRejectsHttps) {
   Result<std::unique_ptr<HttpClient>> client = HttpClient::Create("https://example.com");
   ASSERT_FALSE(client);
