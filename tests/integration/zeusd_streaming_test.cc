@@ -6,7 +6,8 @@
 // the same socket is reconnected to; a client that never reads its stream
 // does not hold up the daemon; a token the restarted daemon no longer accepts
 // ends that stream with a permission error instead of a retry loop; the
-// /time offset is near 0 against a wall clock and applied to every sample.
+// /time offset is near 0 against a wall clock and applied to every sample;
+// CPU power follows the daemon's RAPL counters (a fake powercap tree).
 
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -31,6 +32,7 @@
 
 #include "http/http.h"
 #include "testing/emulator_clock.h"
+#include "testing/rapl_tree.h"
 #include "testing/subprocess.h"
 #include "testing/temp_dir.h"
 #include "testing/wait.h"
@@ -66,8 +68,9 @@ class WallClock final : public Clock {
 // One zeusd process (gpu-read only, so no root needed) on a scenario.
 class Daemon {
  public:
-  Daemon(testing::TempDir* dir, std::string name, const json& scenario, bool tcp, std::string poll_hz = "50")
-      : dir_(dir), name_(std::move(name)), tcp_(tcp), poll_hz_(std::move(poll_hz)) {
+  Daemon(testing::TempDir* dir, std::string name, const json& scenario, bool tcp, std::string poll_hz = "50",
+         std::string groups = "gpu-read")
+      : dir_(dir), name_(std::move(name)), tcp_(tcp), poll_hz_(std::move(poll_hz)), groups_(std::move(groups)) {
     scenario_ = dir_->Write(name_ + ".json", scenario.dump());
     if (!tcp_) config_.socket_path = dir_->File(name_ + ".sock");
   }
@@ -77,7 +80,7 @@ class Daemon {
   // with the log when it does not.
   bool Start(std::vector<std::string> extra = {}) {
     std::vector<std::string> args = {ZEUS_TEST_ZEUSD_PATH, "serve", "--nvml-library", ZEUS_TEST_EMULATOR_PATH,
-                                     "--enable", "gpu-read", "--gpu-power-poll-hz", poll_hz_};
+                                     "--enable", groups_, "--gpu-power-poll-hz", poll_hz_};
     if (tcp_) {
       args.insert(args.end(), {"--mode", "tcp", "--tcp-bind-address", "127.0.0.1:0"});
     } else {
@@ -128,6 +131,7 @@ class Daemon {
   std::string name_;
   bool tcp_;
   std::string poll_hz_;
+  std::string groups_;
   std::string scenario_;
   ZeusdConfig config_;
   std::unique_ptr<testing::BackgroundProcess> process_;
@@ -269,6 +273,74 @@ TEST_F(ZeusdStreamingTest, OneClientFollowsTwoDaemonsWithDifferentGpus) {
   client.Stop();
   client.Stop();  // idempotent
   EXPECT_TRUE(client.stopped());
+}
+
+// CPU streams: a daemon (root, cpu-read) on a fake powercap tree. Static
+// counters read 0 W; a jump of 2 J (package) and 0.5 J (DRAM) shows as one
+// burst of power whose energy in the client's step function is the jump
+// scaled by the ratio of two of the daemon's poll intervals (it divides by
+// the interval it measured; the client holds the value for the next one).
+TEST_F(ZeusdStreamingTest, CpuPowerFollowsTheDaemonsRaplCounters) {
+  if (::geteuid() != 0) GTEST_SKIP() << "zeusd's cpu-read needs root";
+  testing::RaplTree tree(dir_.File("powercap"));
+  tree.AddPackage(0, /*dram=*/true);
+  tree.SetEnergy(0, false, 1'000'000);
+  tree.SetEnergy(0, true, 500'000);
+  Daemon daemon(&dir_, "cpu", ScenarioA(), false, "50", "gpu-read,cpu-read");
+  ASSERT_TRUE(daemon.Start({"--cpu-power-poll-hz", "20", "--powercap-root", tree.root()})) << daemon.log();
+
+  PowerStreamingOptions options;
+  options.max_sample_hold = seconds(30);
+  auto started = PowerStreamingClient::Start({{daemon.config(), std::vector<int>{}, std::nullopt}}, options);
+  ASSERT_TRUE(started) << started.error().message();
+  PowerStreamingClient& client = **started;
+  ASSERT_EQ(client.Streams().size(), 1u);
+  EXPECT_EQ(client.Streams()[0].kind, DeviceKind::kCpu);
+  auto cpu_samples = [&] {
+    auto timeline = client.Timeline(daemon.endpoint(), DeviceKind::kCpu, 0);
+    return timeline ? *timeline : std::vector<PowerSample>{};
+  };
+
+  ASSERT_TRUE(WaitFor(client, [&] { return !cpu_samples().empty(); }));
+  const PowerSample idle = cpu_samples().front();
+  EXPECT_EQ(idle.power_mw, 0u);
+  EXPECT_EQ(idle.dram_mw, std::optional<std::uint64_t>(0));
+
+  tree.SetEnergy(0, true, 1'000'000);
+  tree.SetEnergy(0, false, 3'000'000);
+  // The burst, then 0 W again once both counters stand still.
+  auto burst_over = [&] {
+    const auto samples = cpu_samples();
+    bool cpu_seen = false;
+    bool dram_seen = false;
+    for (const PowerSample& s : samples) {
+      cpu_seen = cpu_seen || s.power_mw > 0;
+      dram_seen = dram_seen || s.dram_mw.value_or(0) > 0;
+      if (cpu_seen && dram_seen && s.power_mw == 0 && s.dram_mw == std::optional<std::uint64_t>(0)) return true;
+    }
+    return false;
+  };
+  ASSERT_TRUE(WaitFor(client, burst_over));
+  const auto samples = cpu_samples();
+  const nanoseconds end = samples.back().time;
+  auto energy = client.EnergyMj(daemon.endpoint(), DeviceKind::kCpu, 0, idle.time, end);
+  ASSERT_TRUE(energy) << energy.error().message();
+  EXPECT_TRUE(energy->complete()) << energy->gaps;
+  // 2,000 mJ times a ratio of poll intervals: nominally 1, and within a
+  // factor of 4 on a loaded machine (a unit slip would be 1000x).
+  EXPECT_GT(energy->energy_mj, 2000.0 / 4) << "got " << energy->energy_mj;
+  RecordProperty("package_energy_mj", std::to_string(energy->energy_mj));
+  EXPECT_LT(energy->energy_mj, 2000.0 * 4);
+  ASSERT_TRUE(energy->dram_energy_mj.has_value());
+  EXPECT_GT(*energy->dram_energy_mj, 500.0 / 4);
+  EXPECT_LT(*energy->dram_energy_mj, 500.0 * 4);
+  // Where one poll saw both jumps, package and DRAM power are in their ratio.
+  for (const PowerSample& s : samples) {
+    if (s.power_mw > 0 && s.dram_mw.value_or(0) > 0) {
+      EXPECT_NEAR(static_cast<double>(s.power_mw) / static_cast<double>(*s.dram_mw), 4.0, 0.01);
+    }
+  }
+  client.Stop();
 }
 
 TEST_F(ZeusdStreamingTest, StartErrorsNameTheProblem) {
