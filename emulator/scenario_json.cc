@@ -141,35 +141,38 @@ std::string DescribeParseError(const nlohmann::json::parse_error& error) {
   return fmt::format("{}: JSON syntax error: {}", where, detail);
 }
 
-// Tracks where a parse is (for messages) and rejects duplicate keys.
-class DuplicateKeyChecker {
+// A SAX pass that tracks where the parse is (for messages) and rejects
+// duplicate keys. (Not a parser callback: nlohmann 3.11's DOM callback parser
+// rescans the enclosing array at every object's end, so a schedule of 60,000
+// steps took 130 s to load under ASan.)
+class DuplicateKeyChecker final : public nlohmann::json_sax<Json> {
  public:
-  bool operator()(int /*depth*/, Json::parse_event_t event, Json& parsed) {
-    switch (event) {
-      case Json::parse_event_t::object_start:
-        frames_.push_back(Frame{false, 0, {}, {}});
-        break;
-      case Json::parse_event_t::array_start:
-        frames_.push_back(Frame{true, 0, {}, {}});
-        break;
-      case Json::parse_event_t::key: {
-        if (frames_.empty() || !parsed.is_string()) break;
-        Frame& object = frames_.back();
-        object.key = parsed.get<std::string>();
-        if (!object.keys.insert(object.key).second) Fail(ObjectPath(), fmt::format("duplicate key {}", Show(parsed)));
-        break;
-      }
-      case Json::parse_event_t::object_end:
-      case Json::parse_event_t::array_end:
-        if (!frames_.empty()) frames_.pop_back();
-        ElementDone();
-        break;
-      case Json::parse_event_t::value:
-        ElementDone();
-        break;
-    }
+  bool null() override { return ElementDone(); }
+  bool boolean(bool) override { return ElementDone(); }
+  bool number_integer(number_integer_t) override { return ElementDone(); }
+  bool number_unsigned(number_unsigned_t) override { return ElementDone(); }
+  bool number_float(number_float_t, const string_t&) override { return ElementDone(); }
+  bool string(string_t&) override { return ElementDone(); }
+  bool binary(binary_t&) override { return ElementDone(); }
+  bool start_object(std::size_t) override {
+    frames_.push_back(Frame{false, 0, {}, {}});
     return true;
   }
+  bool key(string_t& key) override {
+    if (frames_.empty()) return true;
+    Frame& object = frames_.back();
+    object.key = key;
+    if (!object.keys.insert(object.key).second) Fail(ObjectPath(), fmt::format("duplicate key {}", Show(Json(key))));
+    return true;
+  }
+  bool end_object() override { return EndStructure(); }
+  bool start_array(std::size_t) override {
+    frames_.push_back(Frame{true, 0, {}, {}});
+    return true;
+  }
+  bool end_array() override { return EndStructure(); }
+  // Syntax errors are reported by the DOM parse that follows.
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
 
  private:
   struct Frame {
@@ -179,8 +182,13 @@ class DuplicateKeyChecker {
     std::set<std::string> keys;  // objects: every key so far
   };
 
-  void ElementDone() {
+  bool ElementDone() {
     if (!frames_.empty() && frames_.back().is_array) ++frames_.back().index;
+    return true;
+  }
+  bool EndStructure() {
+    if (!frames_.empty()) frames_.pop_back();
+    return ElementDone();
   }
 
   // The path of the innermost object, e.g. "gpus[0]".
@@ -199,12 +207,11 @@ class DuplicateKeyChecker {
 
 // Parses JSON with comments allowed and duplicate keys rejected.
 Json ParseJson(std::string_view text) {
-  DuplicateKeyChecker checker;
-  Json::parser_callback_t reject_duplicates = [&checker](int depth, Json::parse_event_t event, Json& parsed) {
-    return checker(depth, event, parsed);
-  };
   try {
-    return Json::parse(text.begin(), text.end(), reject_duplicates, /*allow_exceptions=*/true,
+    DuplicateKeyChecker checker;
+    Json::sax_parse(text.begin(), text.end(), &checker, nlohmann::json::input_format_t::json, /*strict=*/true,
+                    /*ignore_comments=*/true);
+    return Json::parse(text.begin(), text.end(), /*cb=*/nullptr, /*allow_exceptions=*/true,
                        /*ignore_comments=*/true);
   } catch (const Json::parse_error& error) {
     throw ScenarioError(DescribeParseError(error));
