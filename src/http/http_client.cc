@@ -35,6 +35,7 @@
 #include <fmt/format.h>
 
 #include "http/http.h"
+#include "http/http_endpoints.h"
 #include "http/http_util.h"
 
 namespace zeus::http {
@@ -157,33 +158,13 @@ class ClientImpl final : public HttpClient {
 
   Status Connect() {
     Disconnect();
-    std::vector<stream_protocol::endpoint> endpoints;
-    error_code ec;
-    const net::ip::address address = net::ip::make_address(url_.host, ec);
-    if (!options_.unix_socket_path.empty()) {
-      endpoints.emplace_back(net::local::stream_protocol::endpoint(options_.unix_socket_path));
-    } else if (!ec) {
-      endpoints.emplace_back(tcp::endpoint(address, url_.port));
-    } else if (internal::IsLocalhost(url_.host)) {
-      endpoints.emplace_back(tcp::endpoint(net::ip::address_v4::loopback(), url_.port));
-      endpoints.emplace_back(tcp::endpoint(net::ip::address_v6::loopback(), url_.port));
-    } else {
-      tcp::resolver resolver(ioc_);
-      const auto results =
-          resolver.resolve(url_.host, std::to_string(url_.port), tcp::resolver::numeric_service, ec);
-      if (ec || results.empty()) {
-        return Fail(SystemError(ErrorCode::kUnavailable,
-                                fmt::format("cannot connect to {}: cannot resolve host '{}': {}", origin_, url_.host,
-                                            ec ? ec.message() : std::string("no address")),
-                                ec));
-      }
-      for (const auto& entry : results) endpoints.emplace_back(entry.endpoint());
-    }
-
+    Result<std::vector<stream_protocol::endpoint>> endpoints =
+        internal::ConnectEndpoints(ioc_, url_, options_.unix_socket_path, origin_);
+    if (!endpoints) return Fail(endpoints.error());
     stream_.emplace(ioc_);
     stream_->expires_after(options_.connect_timeout);
     error_code connect_ec;
-    stream_->async_connect(endpoints,
+    stream_->async_connect(*endpoints,
                            [&connect_ec](const error_code& e, const stream_protocol::endpoint&) { connect_ec = e; });
     ioc_.restart();
     ioc_.run();
