@@ -20,6 +20,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "http/fed_body_stream.h"
 #include "http/http_test_util.h"
 
 namespace zeus::http {
@@ -280,44 +281,10 @@ TEST(HttpUnixSocketTest, RoundTripWithHeaders) {
   ::rmdir(dir_template);
 }
 
-// A body stream that hands out what the test pushes, and reports its end.
-class TestStream final : public HttpBodyStream {
- public:
-  explicit TestStream(std::atomic<bool>* destroyed) : destroyed_(destroyed) {}
-  ~TestStream() override { destroyed_->store(true); }
-  void SetWakeup(std::function<void()> wakeup) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    wakeup_ = std::move(wakeup);
-  }
-  std::string Next() override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return std::exchange(pending_, "");
-  }
-  void Push(const std::string& data) {
-    std::function<void()> wakeup;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      pending_ += data;
-      wakeup = wakeup_;
-    }
-    if (wakeup) wakeup();
-  }
-  bool started() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return static_cast<bool>(wakeup_);
-  }
-
- private:
-  std::atomic<bool>* destroyed_;
-  std::mutex mutex_;
-  std::function<void()> wakeup_;
-  std::string pending_;
-};
-
 TEST(HttpStreamTest, ChunksFollowTheProducerAndEndWithTheClient) {
   std::atomic<bool> destroyed{false};
-  std::shared_ptr<TestStream> stream = std::make_shared<TestStream>(&destroyed);
-  std::weak_ptr<TestStream> weak = stream;
+  std::shared_ptr<FedBodyStream> stream = std::make_shared<FedBodyStream>(&destroyed);
+  std::weak_ptr<FedBodyStream> weak = stream;
   HttpServerOptions options;
   options.port = 0;
   options.threads = 2;

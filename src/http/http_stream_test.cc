@@ -22,6 +22,7 @@
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
+#include "http/fed_body_stream.h"
 #include "http/http.h"
 #include "testing/wait.h"
 
@@ -33,35 +34,7 @@ using std::chrono::milliseconds;
 using std::chrono::seconds;
 using zeus::testing::WaitUntil;
 
-// A body producer the test feeds; records its destruction (the server's
-// sign that the client went away).
-class FedStream final : public HttpBodyStream {
- public:
-  void SetWakeup(std::function<void()> wakeup) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    wakeup_ = std::move(wakeup);
-  }
-  std::string Next() override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return std::exchange(pending_, "");
-  }
-  void Push(const std::string& data) {
-    std::function<void()> wakeup;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      pending_ += data;
-      wakeup = wakeup_;
-    }
-    if (wakeup) wakeup();
-  }
-
- private:
-  std::mutex mutex_;
-  std::function<void()> wakeup_;
-  std::string pending_;
-};
-
-// A server whose every GET gets a fresh FedStream (kept in `current`), and
+// A server whose every GET gets a fresh FedBodyStream (kept in `current`), and
 // whose requests' Authorization headers are kept.
 struct StreamServer {
   explicit StreamServer(HttpServerOptions options = {}) {
@@ -79,7 +52,7 @@ struct StreamServer {
         return response;
       }
       response.content_type = "text/event-stream";
-      auto stream = std::make_shared<FedStream>();
+      auto stream = std::make_shared<FedBodyStream>();
       current = stream;
       response.stream = stream;
       return response;
@@ -87,12 +60,12 @@ struct StreamServer {
     EXPECT_TRUE(started) << started.error().message();
     if (started) server = std::move(*started);
   }
-  std::shared_ptr<FedStream> Current() {
+  std::shared_ptr<FedBodyStream> Current() {
     std::lock_guard<std::mutex> lock(mutex);
     return current.lock();
   }
   std::mutex mutex;
-  std::weak_ptr<FedStream> current;
+  std::weak_ptr<FedBodyStream> current;
   std::string authorization;
   std::unique_ptr<HttpServer> server;
 };

@@ -20,6 +20,7 @@
 #include <string>
 #include <utility>
 
+#include "http/fed_body_stream.h"
 #include "http/http.h"
 #include "testing/fake_clock.h"
 #include "testing/temp_dir.h"
@@ -31,33 +32,6 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::nanoseconds;
 using std::chrono::seconds;
-
-// A body the test feeds.
-class FedStream final : public http::HttpBodyStream {
- public:
-  void SetWakeup(std::function<void()> wakeup) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    wakeup_ = std::move(wakeup);
-  }
-  std::string Next() override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return std::exchange(pending_, "");
-  }
-  void Push(const std::string& data) {
-    std::function<void()> wakeup;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      pending_ += data;
-      wakeup = wakeup_;
-    }
-    if (wakeup) wakeup();
-  }
-
- private:
-  std::mutex mutex_;
-  std::function<void()> wakeup_;
-  std::string pending_;
-};
 
 // Two CPUs (0 with DRAM), cpu-read only, no auth; /time says 1,700,000,000,000
 // ms. The first `refusals` stream requests get 503.
@@ -78,7 +52,7 @@ class FakeDaemon {
     c.socket_path = tmp_.File("zeusd.sock");
     return c;
   }
-  std::shared_ptr<FedStream> Stream() {
+  std::shared_ptr<http::FedBodyStream> Stream() {
     std::lock_guard<std::mutex> lock(mutex_);
     return stream_.lock();
   }
@@ -103,7 +77,7 @@ class FakeDaemon {
       }
       http::HttpResponse response;
       response.content_type = "text/event-stream";
-      auto stream = std::make_shared<FedStream>();
+      auto stream = std::make_shared<http::FedBodyStream>();
       stream_ = stream;
       response.stream = stream;
       return response;
@@ -115,7 +89,7 @@ class FakeDaemon {
   std::mutex mutex_;
   int refusals_;
   std::string target_;
-  std::weak_ptr<FedStream> stream_;
+  std::weak_ptr<http::FedBodyStream> stream_;
   std::unique_ptr<http::HttpServer> server_;
 };
 
