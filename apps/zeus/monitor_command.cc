@@ -154,15 +154,24 @@ struct Devices {
 // package that cannot be read is kept: the window reports its error and the
 // other packages are measured. With --zeusd, local GPUs are opened only when
 // --gpus names them.
+// --cpus: local RAPL, or zeusd's when local RAPL is unreadable and ZEUSD_*
+// is set.
+Status OpenCpuDevices(Devices* d) {
+  auto cpus = zeusd::OpenCpusLocalOrZeusd();
+  if (!cpus) return Fail(cpus.error());
+  d->cpus = std::move(cpus->cpus);
+  if (cpus->zeusd_endpoint) d->notes.push_back(*cpus->note);
+  if (d->cpus->empty()) d->notes.push_back("--cpus: no RAPL packages found; CPU energy is not measured");
+  for (std::size_t i = 0; i < d->cpus->size(); ++i) d->cpu_indices.push_back(i);
+  return OkStatus();
+}
+
 Result<Devices> OpenDevices(const MonitorFlags& flags) {
   Devices d;
   if (!flags.zeusd_urls.empty() && !flags.gpus_given) {
     d.gpus = std::make_unique<device::GpuSet>("", std::vector<std::unique_ptr<device::Gpu>>{});
     if (flags.cpus) {
-      auto cpus = device::OpenCpus();
-      if (!cpus) return Fail(cpus.error());
-      d.cpus = std::move(*cpus);
-      for (std::size_t i = 0; i < d.cpus->size(); ++i) d.cpu_indices.push_back(i);
+      if (Status opened = OpenCpuDevices(&d); !opened) return Fail(opened.error());
     }
     return d;
   }
@@ -194,13 +203,7 @@ Result<Devices> OpenDevices(const MonitorFlags& flags) {
     for (std::size_t i = 0; i < d.gpus->size(); ++i) d.gpu_indices.push_back(i);
   }
   if (flags.cpus) {
-    // Local RAPL, or zeusd's when local RAPL is unreadable and ZEUSD_* is set.
-    auto cpus = zeusd::OpenCpusLocalOrZeusd();
-    if (!cpus) return Fail(cpus.error());
-    d.cpus = std::move(cpus->cpus);
-    if (cpus->zeusd_endpoint) d.notes.push_back(*cpus->note);
-    if (d.cpus->empty()) d.notes.push_back("--cpus: no RAPL packages found; CPU energy is not measured");
-    for (std::size_t i = 0; i < d.cpus->size(); ++i) d.cpu_indices.push_back(i);
+    if (Status opened = OpenCpuDevices(&d); !opened) return Fail(opened.error());
   }
   return d;
 }

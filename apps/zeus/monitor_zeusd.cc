@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <cstdlib>
 #include <fstream>
@@ -203,7 +204,11 @@ Result<std::unique_ptr<RemoteMeasurement>> RemoteMeasurement::Start(const std::v
   }
   std::vector<zeusd::ZeusdConfig> configs;
   for (const auto& t : targets) configs.push_back(t.config);
-  auto client = zeusd::PowerStreamingClient::Start(std::move(targets));
+  // zeusd repeats an unchanged reading every second; a reading counts for 5 s
+  // at most, so a busy machine's late repeat is not taken for a gap.
+  zeusd::PowerStreamingOptions options;
+  options.max_sample_hold = std::chrono::seconds(5);
+  auto client = zeusd::PowerStreamingClient::Start(std::move(targets), options);
   if (!client) return Fail(client.error().WithContext("--zeusd"));
   // A daemon that streams nothing to us is an error, never a silent loss of its devices (W13b).
   const std::vector<zeusd::StreamStatus> streams = (*client)->Streams();

@@ -50,12 +50,42 @@ const Clock& TheUnixClock() {
 
 double ToSeconds(nanoseconds t) { return std::chrono::duration<double>(t).count(); }
 
+[[noreturn]] void ThrowInvalid(const std::string& message) {
+  ThrowError(Error(ErrorCode::kInvalidArgument, message));
+}
+
+// The longest duration accepted from Python (options) and the cap on wait
+// timeouts: one year, far inside nanoseconds' range.
+constexpr double kMaxDurationS = 365.0 * 24 * 3600;
+// Time points from Python: |t| <= 9e9 s (year ~2255) fits nanoseconds (9.2e18).
+constexpr double kMaxTimePointS = 9e9;
+// Samples per device: past this a timeline is a memory hazard, not a setting.
+constexpr long long kMaxTimelineCapacity = 100'000'000;
+
+// A time point in Unix seconds (None: `if_none`); ValueError unless finite
+// and within kMaxTimePointS.
 nanoseconds FromSeconds(std::optional<double> s, nanoseconds if_none) {
   if (!s) return if_none;
-  if (!std::isfinite(*s)) {
-    ThrowError(Error(ErrorCode::kInvalidArgument, "times must be finite numbers of seconds"));
+  if (!std::isfinite(*s) || std::abs(*s) > kMaxTimePointS) {
+    ThrowInvalid("times must be finite numbers of Unix seconds within +-9e9 (got " + std::to_string(*s) + ")");
   }
   return std::chrono::duration_cast<nanoseconds>(std::chrono::duration<double>(*s));
+}
+
+// An option's duration in seconds, as milliseconds; ValueError unless finite,
+// > 0 (>= 0 when `zero_ok`) and at most one year.
+std::chrono::milliseconds OptionDuration(const char* name, double s, bool zero_ok) {
+  if (!std::isfinite(s) || s < 0 || (!zero_ok && s == 0) || s > kMaxDurationS) {
+    ThrowInvalid(std::string(name) + " must be a finite number of seconds " + (zero_ok ? ">= 0" : "> 0") +
+                 " and at most one year (31536000); got " + std::to_string(s));
+  }
+  return std::chrono::milliseconds(std::llround(s * 1000.0));
+}
+
+// A wait timeout: negative waits not at all, huge or infinite ones one year.
+nanoseconds WaitTimeout(double s) {
+  if (std::isnan(s)) ThrowInvalid("timeout_s must be a number of seconds (got NaN)");
+  return std::chrono::duration_cast<nanoseconds>(std::chrono::duration<double>(std::clamp(s, 0.0, kMaxDurationS)));
 }
 
 DeviceKind ParseKind(const std::string& kind) {
@@ -70,24 +100,30 @@ using ServerTuple = std::tuple<std::optional<std::string>, std::optional<std::st
                                std::optional<std::vector<int>>, std::optional<std::vector<int>>>;
 
 std::unique_ptr<PowerStreamingClient> StartNative(const std::vector<ServerTuple>& servers, double reconnect_delay_s,
-                                                  double timeout_s) {
-  if (!std::isfinite(reconnect_delay_s) || reconnect_delay_s < 0) {
-    ThrowError(Error(ErrorCode::kInvalidArgument, "reconnect_delay_s must be a finite number of seconds >= 0"));
+                                                  double timeout_s, double max_sample_hold_s, double stall_timeout_s,
+                                                  const py::int_& timeline_capacity) {
+  zeusd::PowerStreamingOptions options;
+  options.reconnect_delay = OptionDuration("reconnect_delay_s", reconnect_delay_s, /*zero_ok=*/true);
+  options.max_sample_hold = OptionDuration("max_sample_hold_s", max_sample_hold_s, /*zero_ok=*/false);
+  options.stall_timeout = OptionDuration("stall_timeout_s", stall_timeout_s, /*zero_ok=*/true);
+  if (timeline_capacity < py::int_(2) || timeline_capacity > py::int_(kMaxTimelineCapacity)) {
+    ThrowInvalid("timeline_capacity must be an integer from 2 to " + std::to_string(kMaxTimelineCapacity) +
+                 " (samples kept per device); got " + py::str(py::object(timeline_capacity)).cast<std::string>());
   }
+  options.timeline_capacity = static_cast<std::size_t>(timeline_capacity.cast<long long>());
+  options.clock = &TheUnixClock();
+  const std::chrono::milliseconds timeout = OptionDuration("timeout_s", timeout_s, /*zero_ok=*/false);
   std::vector<zeusd::PowerStreamingTarget> targets;
   for (const auto& [socket_path, host_port, token, gpu_ids, cpu_ids] : servers) {
     zeusd::PowerStreamingTarget target;
     target.config.socket_path = socket_path.value_or("");
     if (target.config.socket_path.empty()) target.config.host_port = host_port.value_or("");
     target.config.token = token.value_or("");
-    target.config.timeout = std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000.0));
+    target.config.timeout = timeout;
     target.gpu_ids = gpu_ids;
     target.cpu_ids = cpu_ids;
     targets.push_back(std::move(target));
   }
-  zeusd::PowerStreamingOptions options;
-  options.reconnect_delay = std::chrono::milliseconds(static_cast<long long>(std::llround(reconnect_delay_s * 1000)));
-  options.clock = &TheUnixClock();
   Result<std::unique_ptr<PowerStreamingClient>> client = [&] {
     py::gil_scoped_release release;
     return PowerStreamingClient::Start(std::move(targets), options);
@@ -169,9 +205,11 @@ void RegisterPowerStreaming(py::module_& m) {
                                   "The native PowerStreamingClient (zeus.monitor.power_streaming is the API).");
   py::class_<PowerStreamingClient>(s, "Client")
       .def(py::init(&StartNative), py::arg("servers"), py::arg("reconnect_delay_s") = 1.0,
-           py::arg("timeout_s") = 10.0,
+           py::arg("timeout_s") = 10.0, py::arg("max_sample_hold_s") = 3.0, py::arg("stall_timeout_s") = 10.0,
+           py::arg("timeline_capacity") = py::int_(100000),
            "Connects to every server, measures clock offsets and starts the streams. servers: "
-           "[(socket_path, host_port, token, gpu_indices, cpu_indices)].")
+           "[(socket_path, host_port, token, gpu_indices, cpu_indices)]. Durations in seconds (stall_timeout_s "
+           "0: never); ValueError for a non-finite, out-of-range duration or capacity.")
       .def("endpoints", &PowerStreamingClient::Endpoints)
       .def("clock_offset_s",
            [](const PowerStreamingClient& c, const std::string& endpoint) {
@@ -186,7 +224,7 @@ void RegisterPowerStreaming(py::module_& m) {
       .def(
           "wait_for_update",
           [](const PowerStreamingClient& c, std::uint64_t last_seen, double timeout_s) {
-            const nanoseconds timeout = FromSeconds(std::max(0.0, timeout_s), {});
+            const nanoseconds timeout = WaitTimeout(timeout_s);
             py::gil_scoped_release release;
             return c.WaitForUpdate(last_seen, timeout);
           },

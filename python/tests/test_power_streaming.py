@@ -34,6 +34,30 @@ def _wait_for(condition: Callable[[], bool], what: str) -> None:
         time.sleep(0.01)
 
 
+def _iterate(client: PowerStreamingClient, on_snapshot: Callable[[Dict[str, PowerReadings]], bool]) -> None:
+    """``for snapshot in client: if on_snapshot(snapshot): break``, bounded by DEADLINE_S: the loop runs in a
+    thread; if it is still running at the deadline the client is stopped (so the thread ends) and the test fails."""
+    errors: List[BaseException] = []
+
+    def run() -> None:
+        try:
+            for snapshot in client:
+                if on_snapshot(snapshot):
+                    return
+        except BaseException as e:  # re-raised in the test's thread
+            errors.append(e)
+
+    consumer = threading.Thread(target=run, daemon=True)
+    consumer.start()
+    consumer.join(DEADLINE_S)
+    if consumer.is_alive():
+        client.stop()
+        consumer.join(DEADLINE_S)
+        pytest.fail(f"the iteration did not finish within {DEADLINE_S} s")
+    if errors:
+        raise errors[0]
+
+
 def _write_rapl(root: Path) -> None:
     """Two packages whose counters stand still: package 0 with DRAM, package 1 without (so 0 W each)."""
     for package, dram in ((0, True), (1, False)):
@@ -66,8 +90,10 @@ def daemons(tmp_path: Path) -> Iterator[Dict[str, Path]]:
 
 @pytest.fixture
 def client(daemons: Dict[str, Path]) -> Iterator[PowerStreamingClient]:
+    # A 30 s hold: a daemon repeat delayed on a loaded machine must not turn into a gap where tests assert
+    # complete energy.
     c = PowerStreamingClient([ZeusdConfig.uds(str(daemons["a"])), ZeusdConfig.uds(str(daemons["b"]))],
-                             reconnect_delay_s=0.1)
+                             reconnect_delay_s=0.1, max_sample_hold_s=30.0)
     yield c
     c.stop()
 
@@ -82,10 +108,12 @@ def _all_in(snapshot: Dict[str, PowerReadings], daemons: Dict[str, Path]) -> boo
 def test_iterator_yields_every_endpoint_in_order(client: PowerStreamingClient, daemons: Dict[str, Path]) -> None:
     snapshots: List[Dict[str, PowerReadings]] = []
     start_s = time.time()
-    for snapshot in client:
+
+    def collect(snapshot: Dict[str, PowerReadings]) -> bool:
         snapshots.append(snapshot)
-        if (_all_in(snapshot, daemons) and len(snapshots) >= 4) or len(snapshots) == 100:
-            break
+        return (_all_in(snapshot, daemons) and len(snapshots) >= 4) or len(snapshots) == 100
+
+    _iterate(client, collect)
     last = snapshots[-1]
     assert _all_in(last, daemons), last
     a, b = last[str(daemons["a"])], last[str(daemons["b"])]
@@ -117,9 +145,12 @@ def test_snapshots_are_deep_copies(client: PowerStreamingClient, daemons: Dict[s
     assert again[str(daemons["a"])].gpu_power_w[0] == 100.0
     assert again[str(daemons["a"])].cpu_power_w[0].cpu_w == 0.0
     assert str(daemons["b"]) in again
-    for yielded in client:
+
+    def change(yielded: Dict[str, PowerReadings]) -> bool:
         yielded[str(daemons["a"])].gpu_power_w.clear()
-        break
+        return True
+
+    _iterate(client, change)
     assert client.get_power()[str(daemons["a"])].gpu_power_w == {0: 100.0, 1: 150.0}
 
 
@@ -138,7 +169,9 @@ def test_iterator_ends_promptly_on_stop(client: PowerStreamingClient) -> None:
     client.stop()
     consumer.join(DEADLINE_S)
     assert not consumer.is_alive(), "the iterator kept blocking after stop()"
-    assert list(client) == []  # a stopped client yields nothing
+    after_stop: List[Dict[str, PowerReadings]] = []
+    _iterate(client, lambda snapshot: after_stop.append(snapshot) is not None)
+    assert after_stop == []  # a stopped client yields nothing
     assert client.get_power()  # and its data stays readable
 
 
@@ -166,7 +199,7 @@ def test_async_iterator_lets_the_loop_run(client: PowerStreamingClient, daemons:
         await task
         return at_snapshot
 
-    at_snapshot = asyncio.run(main())
+    at_snapshot = asyncio.run(asyncio.wait_for(main(), DEADLINE_S))  # fails with TimeoutError if nothing comes
     assert len(at_snapshot) == 3
     # Between two snapshots the ticker ran: waiting for the next update did not hold the loop.
     assert at_snapshot[1] > at_snapshot[0] and at_snapshot[2] > at_snapshot[1]
@@ -268,5 +301,42 @@ def test_empty_lists_stream_nothing_of_that_kind(daemons: Dict[str, Path]) -> No
         _wait_for(lambda: bool(client.get_power()), "a reading")
         readings = client.get_power()[str(daemons["a"])]
         assert readings.gpu_power_w == {1: 150.0} and readings.cpu_power_w == {}
+    finally:
+        client.stop()
+
+
+def test_option_validation(daemons: Dict[str, Path], tmp_path: Path) -> None:
+    """The native options' keywords: bad values are ValueErrors naming the option, raised before any connection
+    (the socket here does not exist: a missing check would surface as ZeusdConnectionError instead)."""
+    nowhere = [ZeusdConfig.uds(str(tmp_path / "none.sock"))]
+    bad = [("max_sample_hold_s", 0.0), ("max_sample_hold_s", -1.0), ("max_sample_hold_s", float("nan")),
+           ("max_sample_hold_s", float("inf")), ("max_sample_hold_s", 1e300), ("stall_timeout_s", -0.5),
+           ("stall_timeout_s", 4e7), ("reconnect_delay_s", 1e300), ("timeline_capacity", 1),
+           ("timeline_capacity", 10**9), ("timeline_capacity", 2**80)]
+    for name, value in bad:
+        with pytest.raises(ValueError, match=name):
+            PowerStreamingClient(nowhere, **{name: value})
+    with pytest.raises(TypeError):
+        PowerStreamingClient(nowhere, timeline_capacity=2.5)
+    with pytest.raises(TypeError):  # keyword-only
+        PowerStreamingClient(nowhere, 1.0, 3.0)  # type: ignore[misc]
+    # The hold reaches the native client: with 1 ms, the second between two repeats of a reading is a gap.
+    b = str(daemons["b"])
+    client = PowerStreamingClient([ZeusdConfig.uds(b)], max_sample_hold_s=0.001, stall_timeout_s=0,
+                                  timeline_capacity=1000)
+    try:
+        def two_apart() -> bool:
+            times = [t for t, _ in client.get_power_timeline(b, "gpu", 0)]
+            return len(times) >= 2 and times[1] - times[0] > 0.01
+
+        _wait_for(two_apart, "two readings of b's GPU 0 more than 10 ms apart")
+        times = [t for t, _ in client.get_power_timeline(b, "gpu", 0)]
+        energy = client.get_energy(b, "gpu", 0, times[0] + 1e-6, times[1])
+        assert energy.gaps == 1 and energy.uncovered_s > 0.005
+        # Time points beyond +-9e9 s are rejected, not converted with overflow.
+        with pytest.raises(ValueError, match="9e9"):
+            client.get_energy(b, "gpu", 0, 0.0, 1e300)
+        with pytest.raises(ValueError, match="9e9"):
+            client.get_power_timeline(b, "gpu", 0, -1e10)
     finally:
         client.stop()

@@ -15,6 +15,8 @@
 #include <deque>
 #include <mutex>
 #include <set>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -99,8 +101,18 @@ class ClientImpl final : public PowerStreamingClient {
     return OkStatus();
   }
 
-  void StartThreads() {
-    for (auto& stream : streams_) stream->thread = std::thread([this, s = stream.get()] { Run(s); });
+  // Fails (kUnavailable) when a thread cannot be started; the
+  // destructor stops and joins those that did start.
+  Status StartThreads() {
+    try {
+      for (auto& stream : streams_) stream->thread = std::thread([this, s = stream.get()] { Run(s); });
+    } catch (const std::system_error& error) {
+      return Fail(ErrorCode::kUnavailable,
+                  fmt::format("cannot start a power-stream thread: {}; lower the number of daemons or raise the "
+                              "process's thread limit",
+                              error.what()));
+    }
+    return OkStatus();
   }
 
   std::vector<std::string> Endpoints() const override {
@@ -151,6 +163,11 @@ class ClientImpl final : public PowerStreamingClient {
   Result<EnergyEstimate> EnergyMj(const std::string& endpoint, DeviceKind kind, int id, nanoseconds t0,
                                   nanoseconds t1) const override {
     if (t1 < t0) return Fail(ErrorCode::kInvalidArgument, "energy interval ends before it starts (t1 < t0)");
+    // Within +-146 years, so that t1 - t0 cannot overflow (Timeline's
+    // defaults are nanoseconds::min() and max()).
+    constexpr nanoseconds kFar{std::int64_t{1} << 62};
+    t0 = std::clamp(t0, -kFar, kFar);
+    t1 = std::clamp(t1, -kFar, kFar);
     std::lock_guard<std::mutex> lock(mutex_);
     auto device = FindDevice(endpoint, kind, id);
     if (!device) return Fail(device.error());
@@ -173,6 +190,8 @@ class ClientImpl final : public PowerStreamingClient {
   }
 
   std::uint64_t WaitForUpdate(std::uint64_t last_seen_seq, nanoseconds timeout) const override {
+    // At most a year: wait_for(nanoseconds::max()) overflows and returns at once.
+    timeout = std::clamp(timeout, nanoseconds(0), nanoseconds(std::chrono::hours(24 * 365)));
     std::unique_lock<std::mutex> lock(mutex_);
     changed_.wait_for(lock, timeout, [&] { return sequence_ > last_seen_seq || stopping_; });
     return sequence_;
@@ -250,16 +269,34 @@ class ClientImpl final : public PowerStreamingClient {
   void OnEvent(Stream* stream, const std::string& data) {
     const DeviceKind kind = stream->status.kind;
     auto event = internal::ParseStreamEvent(kind, data);
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::string log;  // written after the lock is released
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (StoreEvent(stream, event)) return;
+      // Malformed: counted; logged the first time and at every power of ten.
+      const std::uint64_t count = ++stream->status.malformed;
+      if (IsPowerOfTen(count)) {
+        log = fmt::format("zeus: skipping malformed {} power events from zeusd at {} ({} so far): {}\n",
+                          DeviceKindName(kind), stream->status.endpoint, count,
+                          event ? fmt::format("device {} was not asked for", event->id) : event.error().message());
+      }
+    }
+    std::fputs(log.c_str(), stderr);
+  }
+
+  static bool IsPowerOfTen(std::uint64_t n) {
+    while (n >= 10 && n % 10 == 0) n /= 10;
+    return n == 1;
+  }
+
+  // Stores a well-formed event of a device the stream asked for (true), or
+  // does nothing (false). REQUIRES: mutex_ held.
+  bool StoreEvent(Stream* stream, const Result<internal::StreamEvent>& event) {
+    const DeviceKind kind = stream->status.kind;
     Endpoint& endpoint = endpoints_[stream->endpoint];
     if (!event || std::find(stream->status.ids.begin(), stream->status.ids.end(), event->id) ==
                       stream->status.ids.end()) {
-      ++stream->status.malformed;
-      std::fprintf(stderr, "zeus: skipping a malformed %s power event from zeusd at %s: %s\n", DeviceKindName(kind),
-                   endpoint.name.c_str(),
-                   event ? fmt::format("device {} was not asked for", event->id).c_str()
-                         : event.error().message().c_str());
-      return;
+      return false;
     }
     Device& device = endpoint.devices[{kind, event->id}];
     PowerSample sample;
@@ -274,6 +311,7 @@ class ClientImpl final : public PowerStreamingClient {
     ++stream->status.events;
     ++sequence_;
     changed_.notify_all();
+    return true;
   }
 
   void Append(Device& device, TimelineEntry entry) {
@@ -304,21 +342,24 @@ class ClientImpl final : public PowerStreamingClient {
   }
 
   void Failed(Stream* stream, Error error, bool give_up) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (stopping_) return;
-    // Logged when it differs from the previous failure (a daemon that stays
-    // down is reported once, not every reconnect_delay).
-    const bool repeated = stream->status.last_error && stream->status.last_error->message() == error.message();
-    if (!repeated || give_up) {
-      std::fprintf(stderr, "zeus: %s power stream from zeusd at %s: %s%s\n", DeviceKindName(stream->status.kind),
-                   stream->status.endpoint.c_str(), error.message().c_str(),
-                   give_up ? " (giving up on this stream)" : "");
+    std::string log;  // written after the lock is released
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (stopping_) return;
+      // Logged when it differs from the previous failure (a daemon that stays
+      // down is reported once, not every reconnect_delay).
+      const bool repeated = stream->status.last_error && stream->status.last_error->message() == error.message();
+      if (!repeated || give_up) {
+        log = fmt::format("zeus: {} power stream from zeusd at {}: {}{}\n", DeviceKindName(stream->status.kind),
+                          stream->status.endpoint, error.message(), give_up ? " (giving up on this stream)" : "");
+      }
+      ++stream->status.failures;
+      stream->status.last_error = std::move(error);
+      stream->status.given_up = give_up;
+      ++sequence_;
+      changed_.notify_all();
     }
-    ++stream->status.failures;
-    stream->status.last_error = std::move(error);
-    stream->status.given_up = give_up;
-    ++sequence_;
-    changed_.notify_all();
+    std::fputs(log.c_str(), stderr);
   }
 
   void Run(Stream* stream) {
@@ -461,7 +502,7 @@ Result<std::unique_ptr<PowerStreamingClient>> PowerStreamingClient::Start(std::v
       if (Status added = impl->AddStream(i, DeviceKind::kCpu, ids[i].second); !added) return Fail(added.error());
     }
   }
-  impl->StartThreads();
+  if (Status started = impl->StartThreads(); !started) return Fail(started.error());
   return std::unique_ptr<PowerStreamingClient>(std::move(impl));
 }
 

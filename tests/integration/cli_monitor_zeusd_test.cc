@@ -213,8 +213,8 @@ TEST_F(CliMonitorZeusdDaemonsTest, HumanReportListsEachDaemon) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("  zeusd " + Url("a") + " (clock offset "));
   EXPECT_THAT(r.out, HasSubstr("  zeusd " + Url("b") + " (clock offset "));
-  EXPECT_THAT(r.out, ::testing::ContainsRegex("\n    GPU 1 +[0-9.]+ +150\\.00 +- +stream\n"));
-  EXPECT_THAT(r.out, ::testing::ContainsRegex("\n    CPU 0 +0\\.00 +0\\.00 +- +stream\n      dram +0\\.00"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("\n    GPU 1 +[0-9.]+ +150\\.00 +- +stream\n")) << r.err;
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("\n    CPU 0 +0\\.00 +0\\.00 +- +stream\n      dram +0\\.00")) << r.err;
   EXPECT_THAT(r.out, HasSubstr("    subtotal"));
 }
 
@@ -222,7 +222,9 @@ TEST_F(CliMonitorZeusdDaemonsTest, HumanReportListsEachDaemon) {
 // GPUs are reported uncertain, with the uncovered time, and their energy
 // counts only the covered part; the command's exit code still passes through.
 TEST_F(CliMonitorZeusdDaemonsTest, AStreamLostDuringTheRunIsReportedUncertain) {
-  const std::string kill_a = "kill -KILL " + std::to_string(a_->pid()) + " && sleep 1";
+  // sleep 8: longer than zeus monitor's 5 s sample hold plus zeusd's 1 s
+  // repeat, so the run ends with a gap even if the loss is noticed late.
+  const std::string kill_a = "kill -KILL " + std::to_string(a_->pid()) + " && sleep 8";
   const ProcessResult r = RunProcess({ZEUS_TEST_CLI_PATH, "monitor", "--json", "--zeusd", Url("a") + "," + Url("b"),
                                       "--", "/bin/sh", "-c", kill_a},
                                      MonitorEnv(local_));
@@ -231,10 +233,11 @@ TEST_F(CliMonitorZeusdDaemonsTest, AStreamLostDuringTheRunIsReportedUncertain) {
   const double time_s = report["zeusd_time_s"].get<double>();
   const json& a = report["zeusd"][0];
   ASSERT_EQ(a["gpus"].size(), 2u) << a.dump(2);
-  // The client holds the last reading until it notices the loss, which on a
-  // loaded machine may come well after the kill, so the uncovered time is
-  // some part of the run (about the sleep 1 when the machine is idle). The
-  // energy is exactly the power over the covered part.
+  // The client holds the last reading until it notices the loss (at most
+  // the 5 s hold), which on a loaded machine may come well after the kill,
+  // so the uncovered time is some part of the run (about the sleep 8 when
+  // the machine is idle). The energy is exactly the power over the covered
+  // part.
   const std::vector<double> powers_w = {100, 150};
   for (std::size_t i = 0; i < a["gpus"].size(); ++i) {
     const json& gpu = a["gpus"][i];

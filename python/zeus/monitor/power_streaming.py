@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import operator
 import weakref
 from dataclasses import dataclass, field
 from typing import AsyncIterator, Dict, Iterator, List, Optional, Sequence, Tuple
@@ -99,10 +100,20 @@ class PowerStreamingClient:
             ``[]`` none, and a list exactly those ids.
         reconnect_delay_s: Seconds between a lost or failed stream and the next
             try. A stream refused with 401 or 403 is not retried.
+        max_sample_hold_s: (Beyond Zeus, keyword-only.) The longest a reading is
+            taken to hold without a newer one; past it, until the next reading,
+            is a gap in ``get_energy`` (zeusd repeats unchanged readings every
+            second).
+        stall_timeout_s: (Keyword-only.) A connected stream silent this long is
+            dropped and reconnected; 0: never.
+        timeline_capacity: (Keyword-only.) Readings kept per device for
+            ``get_power_timeline`` / ``get_energy``; the oldest go first.
 
     Raises:
-        ValueError: Two servers with the same endpoint, or an id a daemon does
-            not have.
+        ValueError: Two servers with the same endpoint, an id a daemon does
+            not have, or a duration that is not finite, is negative (zero for
+            ``max_sample_hold_s``) or exceeds one year, or a
+            ``timeline_capacity`` outside 2..100,000,000.
         ZeusdCapabilityError: Ids were asked for explicitly but the daemon does
             not grant that scope (token missing, rejected or without it, or the
             API group disabled).
@@ -110,10 +121,15 @@ class PowerStreamingClient:
             silently).
     """
 
-    def __init__(self, servers: Sequence[ZeusdConfig], reconnect_delay_s: float = 1.0) -> None:
+    def __init__(self, servers: Sequence[ZeusdConfig], reconnect_delay_s: float = 1.0, *,
+                 max_sample_hold_s: float = 3.0, stall_timeout_s: float = 10.0,
+                 timeline_capacity: int = 100000) -> None:
         """Connect to every daemon, measure clock offsets and start streaming."""
         self._native = _native.power_streaming.Client([_server_tuple(s) for s in servers],
-                                                      float(reconnect_delay_s))
+                                                      float(reconnect_delay_s),
+                                                      max_sample_hold_s=float(max_sample_hold_s),
+                                                      stall_timeout_s=float(stall_timeout_s),
+                                                      timeline_capacity=operator.index(timeline_capacity))
         # Joins the stream threads (GIL released) when the client is collected without stop().
         self._finalizer = weakref.finalize(self, self._native.stop)
 
