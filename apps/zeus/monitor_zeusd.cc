@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
@@ -235,7 +236,17 @@ Result<std::unique_ptr<RemoteMeasurement>> RemoteMeasurement::Start(const std::v
       }
     }
     const auto now = std::chrono::steady_clock::now();
-    if (all || now >= deadline) break;
+    if (all) {
+      // A sample's time is the daemon's millisecond stamp plus the estimated
+      // offset, so the newest may lie a little ahead of our clock; the window
+      // begins after it, or [begin, first sample) would count as a gap.
+      nanoseconds newest{0};
+      for (const auto& [endpoint, readings] : latest) newest = std::max(newest, readings.time);
+      const nanoseconds lead = newest - SteadyClock().Now();
+      if (lead > nanoseconds(0)) std::this_thread::sleep_for(std::min<nanoseconds>(lead, std::chrono::seconds(1)));
+      break;
+    }
+    if (now >= deadline) break;
     seen = m->client_->WaitForUpdate(seen, deadline - now);
   }
   return m;
