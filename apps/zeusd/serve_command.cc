@@ -114,7 +114,7 @@ int RunServe(const ServeFlags& flags) {
     overrides = std::make_unique<zeusd::GpuCommandOverrides>(std::move(*loaded));
   }
   const device::Privileges privileges = device::CurrentPrivileges();
-  if (Status ok = zeusd::CheckPrivileges(*groups, privileges.is_root, overrides != nullptr); !ok) {
+  if (Status ok = zeusd::CheckPrivileges(*groups, privileges, overrides != nullptr); !ok) {
     return ExitWith(ok.error());
   }
 

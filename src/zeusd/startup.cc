@@ -32,8 +32,9 @@ int ProbeSocket(const std::string& path) {
 
 }  // namespace
 
-Status CheckPrivileges(const std::vector<ApiGroup>& groups, bool is_root, bool has_command_overrides) {
-  if (is_root) return OkStatus();
+Status CheckPrivileges(const std::vector<ApiGroup>& groups, const device::Privileges& privileges,
+                       bool has_command_overrides) {
+  if (privileges.can_change_gpu_settings()) return OkStatus();
   std::string needing;
   for (ApiGroup group : groups) {
     if (group == ApiGroup::kGpuRead || group == ApiGroup::kMetrics) continue;
@@ -42,8 +43,9 @@ Status CheckPrivileges(const std::vector<ApiGroup>& groups, bool is_root, bool h
   }
   if (needing.empty()) return OkStatus();
   return Fail(ErrorCode::kPermissionDenied,
-              fmt::format("the API groups {} need root: run zeusd as root (e.g. with its systemd unit), or leave "
-                          "them out of --enable",
+              fmt::format("the API groups {} need root or CAP_SYS_ADMIN: run zeusd from its systemd unit (user "
+                          "zeusd with CAP_SYS_ADMIN and CAP_DAC_READ_SEARCH), as root, or with those capabilities "
+                          "(e.g. setpriv --ambient-caps +sys_admin,+dac_read_search), or leave them out of --enable",
                           needing));
 }
 

@@ -12,14 +12,20 @@
 #include <vector>
 
 #include "zeus/base/error.h"
+#include "zeus/device/privileges.h"
 #include "zeusd/auth.h"
 
 namespace zeus::zeusd {
 
-// gpu-control and cpu-read need root (gpu-control not when command overrides
-// are configured, which run their own tools); gpu-read and metrics do not.
+// gpu-control and cpu-read need root or CAP_SYS_ADMIN in the effective set
+// (`privileges.can_change_gpu_settings()`: what NVML's setters and the
+// emulator check; the packaged unit runs zeusd as the system user `zeusd`
+// with CAP_SYS_ADMIN, and CAP_DAC_READ_SEARCH for RAPL, as ambient
+// capabilities). gpu-control needs neither when command overrides are
+// configured, which run their own tools; gpu-read and metrics never do.
 // kPermissionDenied naming the groups and the fix.
-Status CheckPrivileges(const std::vector<ApiGroup>& groups, bool is_root, bool has_command_overrides);
+Status CheckPrivileges(const std::vector<ApiGroup>& groups, const device::Privileges& privileges,
+                       bool has_command_overrides);
 
 // Makes `path` ready to bind: creates its parent directory (mode 0755) when
 // missing; removes a socket file there that refuses connections (stale).

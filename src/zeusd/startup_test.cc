@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "testing/temp_dir.h"
+#include "zeus/device/privileges.h"
 
 namespace zeus::zeusd {
 namespace {
@@ -81,15 +82,56 @@ TEST(PrepareSocketPathTest, ParentIsCreated) {
   EXPECT_TRUE(Exists(dir.File("run/zeusd")));
 }
 
+device::Privileges Unprivileged() { return {}; }
+
+device::Privileges Root() {
+  device::Privileges p;
+  p.is_root = true;
+  return p;
+}
+
+// A non-root user holding CAP_SYS_ADMIN, as the packaged unit runs zeusd.
+device::Privileges CapSysAdmin() {
+  device::Privileges p;
+  p.has_cap_sys_admin = true;
+  return p;
+}
+
 TEST(CheckPrivilegesTest, RootNeededForControlAndCpuRead) {
-  EXPECT_TRUE(CheckPrivileges({ApiGroup::kGpuRead, ApiGroup::kMetrics}, false, false));
-  Status s = CheckPrivileges({ApiGroup::kGpuControl, ApiGroup::kGpuRead, ApiGroup::kCpuRead}, false, false);
+  EXPECT_TRUE(CheckPrivileges({ApiGroup::kGpuRead, ApiGroup::kMetrics}, Unprivileged(), false));
+  Status s = CheckPrivileges({ApiGroup::kGpuControl, ApiGroup::kGpuRead, ApiGroup::kCpuRead}, Unprivileged(), false);
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().code(), ErrorCode::kPermissionDenied);
-  EXPECT_THAT(s.error().message(), HasSubstr("gpu-control, cpu-read need root"));
-  EXPECT_TRUE(CheckPrivileges({ApiGroup::kGpuControl}, false, /*has_command_overrides=*/true));
-  EXPECT_FALSE(CheckPrivileges({ApiGroup::kCpuRead}, false, true));
-  EXPECT_TRUE(CheckPrivileges({ApiGroup::kGpuControl, ApiGroup::kCpuRead}, true, false));
+  EXPECT_THAT(s.error().message(), HasSubstr("gpu-control, cpu-read need root or CAP_SYS_ADMIN"));
+  EXPECT_TRUE(CheckPrivileges({ApiGroup::kGpuControl}, Unprivileged(), /*has_command_overrides=*/true));
+  EXPECT_FALSE(CheckPrivileges({ApiGroup::kCpuRead}, Unprivileged(), true));
+  EXPECT_TRUE(CheckPrivileges({ApiGroup::kGpuControl, ApiGroup::kCpuRead}, Root(), false));
+}
+
+TEST(CheckPrivilegesTest, CapSysAdminIsAcceptedLikeRoot) {
+  EXPECT_TRUE(CheckPrivileges({ApiGroup::kGpuControl, ApiGroup::kGpuRead, ApiGroup::kCpuRead}, CapSysAdmin(), false));
+  EXPECT_TRUE(CheckPrivileges({ApiGroup::kGpuControl}, CapSysAdmin(), true));
+  EXPECT_TRUE(CheckPrivileges({ApiGroup::kMetrics}, CapSysAdmin(), false));
+}
+
+TEST(CheckPrivilegesTest, CapSysAdminFromProcStatusIsAccepted) {
+  // Bit 21 of CapEff, as the kernel shows it for a process with ambient
+  // CAP_SYS_ADMIN and CAP_DAC_READ_SEARCH (bit 2), for uid 998 (not root).
+  const device::Privileges with = device::PrivilegesFrom(998, "Name:\tzeusd\nCapEff:\t0000000000200004\n");
+  EXPECT_TRUE(CheckPrivileges({ApiGroup::kGpuControl, ApiGroup::kCpuRead}, with, false));
+  // CAP_DAC_READ_SEARCH alone is not enough.
+  const device::Privileges without = device::PrivilegesFrom(998, "Name:\tzeusd\nCapEff:\t0000000000000004\n");
+  Status s = CheckPrivileges({ApiGroup::kCpuRead}, without, false);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code(), ErrorCode::kPermissionDenied);
+}
+
+TEST(CheckPrivilegesTest, ErrorNamesTheFix) {
+  Status s = CheckPrivileges({ApiGroup::kGpuControl}, Unprivileged(), false);
+  ASSERT_FALSE(s);
+  EXPECT_THAT(s.error().message(), HasSubstr("gpu-control need root or CAP_SYS_ADMIN"));
+  EXPECT_THAT(s.error().message(), HasSubstr("systemd unit"));
+  EXPECT_THAT(s.error().message(), HasSubstr("leave them out of --enable"));
 }
 
 TEST(SocketOwnershipTest, ModeIsApplied) {
