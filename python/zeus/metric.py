@@ -13,6 +13,11 @@ They are thin layers over the C++ helpers of ``zeus::exporter`` (``zeus._native.
 pushes run on a native background thread (the training loop never waits for the gateway, and an unreachable one is
 logged once per window on stderr instead of printed per push); the cumulative counter and the gauge use a thread
 instead of a spawned process, and the counter chains its sub-windows so that no energy between them is lost.
+
+The helpers need the native module built with the exporter component (prometheus-cpp). A build without it (the
+wheel of ``make wheel``, or a source build where prometheus-cpp was not found) still imports ``zeus.metric``, but
+constructing any of the three helpers raises ``MetricsUnavailableError`` (a subclass of ``ImportError``) that says
+why and what to install; ``metrics_available()`` tells in advance.
 """
 
 from __future__ import annotations
@@ -23,7 +28,42 @@ from typing import Optional, Sequence
 from zeus import _native
 from zeus.monitor import ZeusMonitor
 
-__all__ = ["Metric", "EnergyHistogram", "EnergyCumulativeCounter", "PowerGauge"]
+__all__ = [
+    "Metric",
+    "EnergyHistogram",
+    "EnergyCumulativeCounter",
+    "PowerGauge",
+    "MetricsUnavailableError",
+    "metrics_available",
+]
+
+
+class MetricsUnavailableError(ImportError):
+    """The push helpers are not in this build: its native module was built without prometheus-cpp.
+
+    Raised when ``EnergyHistogram``, ``EnergyCumulativeCounter`` or ``PowerGauge`` is constructed. A subclass of
+    ``ImportError``, so ``except ImportError`` (the usual guard around optional features) catches it.
+    """
+
+
+def metrics_available() -> bool:
+    """Whether this build has the Prometheus push helpers (the native module's exporter component)."""
+    return hasattr(_native, "metric")
+
+
+def _native_metric():
+    """``zeus._native.metric``, or ``MetricsUnavailableError`` saying why it is absent and how to get it."""
+    native = getattr(_native, "metric", None)
+    if native is None:
+        raise MetricsUnavailableError(
+            "zeus.metric's Prometheus push helpers are not in this build of zeus: its native module "
+            f"({getattr(_native, '__file__', 'zeus._native')}) was built without the exporter component "
+            "(prometheus-cpp), as the zeus wheel always is. To use them, install the Debian "
+            "package python3-zeus, or build zeus from source with prometheus-cpp installed (Debian package "
+            "prometheus-cpp-dev; configure with -DZEUS_BUILD_EXPORTER=ON) and use that build's package.",
+            name="zeus._native.metric",
+        )
+    return native
 
 
 class Metric(abc.ABC):
@@ -50,6 +90,7 @@ class EnergyHistogram(Metric):
 
     Raises:
         ValueError: an empty bucket range, a malformed URL or job.
+        MetricsUnavailableError: this build has no push helpers (see the module's documentation).
     """
 
     def __init__(
@@ -62,12 +103,13 @@ class EnergyHistogram(Metric):
         cpu_bucket_range: Sequence[float] = (10.0, 50.0, 100.0, 500.0, 1000.0),
         dram_bucket_range: Sequence[float] = (5.0, 10.0, 20.0, 50.0, 150.0),
     ) -> None:
+        native = _native_metric()
         self.gpu_indices = gpu_indices
         self.cpu_indices = cpu_indices
         self.pushgateway_url = pushgateway_url
         self.job = job
         self.energy_monitor = ZeusMonitor(cpu_indices=cpu_indices, gpu_indices=gpu_indices)
-        self._native = _native.metric.EnergyHistogram(
+        self._native = native.EnergyHistogram(
             self.energy_monitor._native,
             pushgateway_url,
             job,
@@ -94,6 +136,7 @@ class EnergyCumulativeCounter(Metric):
 
     Raises:
         ValueError: a non-positive update period, a malformed URL or job.
+        MetricsUnavailableError: this build has no push helpers (see the module's documentation).
     """
 
     def __init__(
@@ -104,13 +147,14 @@ class EnergyCumulativeCounter(Metric):
         pushgateway_url: str,
         job: str,
     ) -> None:
+        native = _native_metric()
         self.cpu_indices = cpu_indices
         self.gpu_indices = gpu_indices
         self.update_period = update_period
         self.pushgateway_url = pushgateway_url
         self.job = job
         self.energy_monitor = ZeusMonitor(cpu_indices=cpu_indices, gpu_indices=gpu_indices)
-        self._native = _native.metric.EnergyCumulativeCounter(
+        self._native = native.EnergyCumulativeCounter(
             self.energy_monitor._native, float(update_period), pushgateway_url, job
         )
 
@@ -132,6 +176,7 @@ class PowerGauge(Metric):
 
     Raises:
         ValueError: a non-positive update period, a malformed URL or job.
+        MetricsUnavailableError: this build has no push helpers (see the module's documentation).
     """
 
     def __init__(
@@ -141,12 +186,13 @@ class PowerGauge(Metric):
         pushgateway_url: str,
         job: str,
     ) -> None:
+        native = _native_metric()
         self.gpu_indices = gpu_indices
         self.update_period = update_period
         self.pushgateway_url = pushgateway_url
         self.job = job
         self.energy_monitor = ZeusMonitor(gpu_indices=gpu_indices, cpu_indices=[])
-        self._native = _native.metric.PowerGauge(
+        self._native = native.PowerGauge(
             self.energy_monitor._native, float(update_period), pushgateway_url, job
         )
 
