@@ -4,7 +4,7 @@
 PRESET ?= dev
 JOBS ?= $(shell nproc)
 
-.PHONY: all build deps configure demo test test-asan test-tsan test-stress test-unit bench clean
+.PHONY: all build deps configure demo test test-asan test-tsan test-stress test-unit bench clean package test-packages wheel test-wheel
 
 all: build
 
@@ -67,5 +67,21 @@ test-unit: build
 bench: build
 	@scripts/bench
 
+# Debian packages into dist/deb (scripts/build-packages), and their
+# install/run/lintian/purge check (as root: scripts/test-packages).
+package: deps
+	@scripts/build-packages
+
+test-packages: package
+	@scripts/test-packages
+
+# The self-contained wheel into dist/ (scripts/build-wheel) and its check in a
+# fresh virtual environment (scripts/test-wheel).
+wheel: deps
+	@scripts/build-wheel
+
+test-wheel: wheel
+	@scripts/test-wheel
+
 clean:
-	@rm -rf build build-asan build-tsan build-release
+	@rm -rf build build-asan build-tsan build-release build-wheel dist

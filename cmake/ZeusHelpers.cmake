@@ -28,3 +28,18 @@ function(zeus_add_test name)
   gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST
                        PROPERTIES LABELS "${ARG_LABELS}" ENVIRONMENT "${ARG_ENVIRONMENT}")
 endfunction()
+
+# zeus_install_library(<target> <export-set>): installs a library of the
+# public CMake package (component `dev`) as zeus::<name>, <name> being the
+# target's name without its `zeus_` prefix, in the export set
+# zeus-<export-set>-targets (one per find_package component group, so that a
+# consumer finds only the dependencies of the components it asks for).
+function(zeus_install_library target export_set)
+  string(REGEX REPLACE "^zeus_" "" export_name ${target})
+  set_target_properties(${target} PROPERTIES EXPORT_NAME ${export_name} OUTPUT_NAME ${target})
+  install(TARGETS ${target} EXPORT zeus-${export_set}-targets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
+          INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  set_property(GLOBAL APPEND PROPERTY ZEUS_EXPORT_SETS ${export_set})
+endfunction()

@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "zeus/base/version.h"
 #include "zeus/device/discovery.h"
 #include "zeus/device/privileges.h"
 #include "zeus/zeusd/client.h"
@@ -241,7 +242,7 @@ void PrintText(const json& info) {
 
 int RunInfo(bool as_json) {
   json info;
-  info["version"] = ZEUS_VERSION;
+  info["version"] = std::string(Version());
   std::vector<std::string> problems;
 
   // A library named explicitly must load; the system driver may be absent.

@@ -6,22 +6,50 @@
 // bad word (apps/zeus/cli_flags.h).
 
 #include <cstdio>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
-#include "apps/zeus/bso_server_command.h"
 #include "apps/zeus/cli_flags.h"
-#include "apps/zeus/exporter_command.h"
 #include "apps/zeus/info_command.h"
 #include "apps/zeus/monitor_command.h"
 #include "apps/zeus/reproduce_command.h"
 #include "apps/zeus/simulate_command.h"
 #include "apps/zeus/what_if_command.h"
 #include "zeus/base/error.h"
+#include "zeus/base/version.h"
+
+#if ZEUS_HAVE_BSO_SERVER
+#include "apps/zeus/bso_server_command.h"
+#endif
+#if ZEUS_HAVE_EXPORTER
+#include "apps/zeus/exporter_command.h"
+#endif
+
+namespace {
+
+// A command of a component this build leaves out: it is listed, and running
+// it says what is missing instead of "unknown command" (exit code 5).
+void RegisterMissingCommand(CLI::App& app, const std::string& name, const std::string& what,
+                            const std::string& component, int* exit_code) {
+  CLI::App* cmd = app.add_subcommand(name, what + " (not in this build)");
+  cmd->allow_extras();
+  cmd->prefix_command();
+  cmd->set_help_flag();
+  cmd->callback([name, component, exit_code] {
+    std::fprintf(stderr,
+                 "error: zeus %s is not in this build of zeus (built without the %s component); install the "
+                 "zeus Debian package, or build from source with -DZEUS_BUILD_%s=ON\n",
+                 name.c_str(), component.c_str(), component.c_str());
+    *exit_code = zeus::ExitCodeFor(zeus::ErrorCode::kNotSupported);
+  });
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"zeus: measure and optimize the energy of GPU training"};
-  app.set_version_flag("--version", std::string("zeus ") + ZEUS_VERSION);
+  app.set_version_flag("--version", std::string("zeus ") + std::string(zeus::Version()));
   app.require_subcommand(1);
   app.footer(
       "Environment:\n"
@@ -37,8 +65,16 @@ int main(int argc, char** argv) {
   zeus::cli::RegisterSimulateCommand(app, &exit_code);
   zeus::cli::RegisterReproduceCommand(app, &exit_code);
   zeus::cli::RegisterMonitorCommand(app, &exit_code);
+#if ZEUS_HAVE_BSO_SERVER
   zeus::cli::RegisterBsoServerCommand(app, &exit_code);
+#else
+  RegisterMissingCommand(app, "bso-server", "Run the batch-size optimizer service", "BSO_SERVER", &exit_code);
+#endif
+#if ZEUS_HAVE_EXPORTER
   zeus::cli::RegisterExporterCommand(app, &exit_code);
+#else
+  RegisterMissingCommand(app, "exporter", "Serve Prometheus metrics of this host's devices", "EXPORTER", &exit_code);
+#endif
   zeus::cli::RegisterWhatIfCommand(app, &exit_code);
 
   zeus::cli::RejectFlagValues(app);

@@ -28,7 +28,9 @@
 #include "apps/zeus/monitor_zeusd.h"
 #include "apps/zeus/svg_plot.h"
 #include "zeus/device/discovery.h"
+#if ZEUS_HAVE_EXPORTER
 #include "zeus/exporter/push.h"
+#endif
 #include "zeus/monitor/monitor.h"
 #include "zeus/monitor/power_monitor.h"
 #include "zeus/zeusd/cpu.h"
@@ -369,12 +371,22 @@ int RunMonitor(MonitorFlags& flags) {
     return ExitCodeFor(mon.error().code());
   }
 
+#if ZEUS_HAVE_EXPORTER
   std::unique_ptr<exporter::EnergyHistogram> push;  // pushes in the background; its destructor waits (bounded)
   if (!flags.pushgateway.empty()) {
     auto created = exporter::EnergyHistogram::Create(**mon, {flags.pushgateway, flags.job, nullptr});
     if (!created) return usage_error(created.error().message());
     push = std::move(*created);
   }
+#else
+  monitor::Monitor* push = nullptr;  // no exporter in this build: windows go to the monitor alone
+  if (!flags.pushgateway.empty()) {
+    fmt::print(stderr,
+               "error: --pushgateway needs Prometheus support, which this build of zeus leaves out (built "
+               "without the EXPORTER component); use the zeus Debian package or build with prometheus-cpp\n");
+    return ExitCodeFor(ErrorCode::kNotSupported);
+  }
+#endif
 
   std::unique_ptr<RemoteMeasurement> remote;
   if (!flags.zeusd_urls.empty()) {

@@ -12,10 +12,11 @@
 
 #include "apps/zeus/cli_flags.h"
 #include "apps/zeusd/commands.h"
+#include "zeus/base/version.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"zeusd: changes GPU settings and reads CPU energy for unprivileged processes"};
-  app.set_version_flag("--version", std::string("zeusd ") + ZEUS_VERSION);
+  app.set_version_flag("--version", std::string("zeusd ") + std::string(zeus::Version()));
   app.require_subcommand(1);
   app.footer("Run `zeusd COMMAND --help` for a command's options.");
   int exit_code = 0;
