@@ -30,7 +30,7 @@ namespace {
 
 // A command of a component this build leaves out: it is listed, and running
 // it says what is missing instead of "unknown command" (exit code 5).
-void RegisterMissingCommand(CLI::App& app, const std::string& name, const std::string& what,
+[[maybe_unused]] void RegisterMissingCommand(CLI::App& app, const std::string& name, const std::string& what,
                             const std::string& component, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(name, what + " (not in this build)");
   cmd->allow_extras();
