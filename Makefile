@@ -18,41 +18,29 @@ build: configure
 	@cmake --build --preset $(PRESET) -j $(JOBS)
 
 # The main job: `zeus reproduce` on the Zeus NSDI '23 traces, then `zeus info`
-# on an emulated four-GPU machine.
+# on an emulated four-GPU machine, the batch-size service with recurring jobs,
+# and PyTorch with the Python package. Builds only what it runs, in build/.
+DEMO_TARGETS = zeus zeus_emulated_train zeus_nvml_emulator zeus_python
+
 demo: deps
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory configure
+	@cmake --build --preset $(PRESET) -j $(JOBS) --target $(DEMO_TARGETS)
 	@scripts/demo
 
-# Every test: the warnings-as-errors build (C++ tests and the Python package's
-# pytest suite), the Python package installed with pip into a venv, the fuzzers, the ASan/UBSan
-# build, then the multi-threaded code under ThreadSanitizer. Tests that need
-# PostgreSQL get a throwaway PostgreSQL 15 server (scripts/with-test-postgres).
+# Every test, in timed stages that end with a table (scripts/test-all): the
+# release tree (warnings as errors) with the pytest suite, the Debian
+# packages installed, used and purged, the CMake package, the wheel and pip;
+# the fuzzers; every C++ test under ASan/UBSan (with a throwaway PostgreSQL 15,
+# scripts/with-test-postgres); the multi-threaded code under TSan.
 test: deps
-	@$(MAKE) --no-print-directory build PRESET=ci
-	@scripts/with-test-postgres ctest --preset ci
-	@scripts/test-python-install
-	@scripts/fuzz-traces
-	@scripts/fuzz-bso
-	@scripts/fuzz-zeusd
-	@$(MAKE) --no-print-directory test-asan
-	@$(MAKE) --no-print-directory test-tsan
+	@scripts/test-all
 
 test-asan:
-	@cmake --preset asan >/dev/null
-	@cmake --build --preset asan -j $(JOBS)
-	@scripts/with-test-postgres ctest --preset asan
+	@ZEUS_TEST_STAGES="asan-build asan-ctest" scripts/test-all
 
-# The test binaries whose code runs threads (samplers, guards, locks, the
-# HTTP server's workers, the service's connection pool).
-TSAN_TESTS = zeus_monitor_test zeus_device_test zeus_nvml_emulator_test zeus_runtime_test zeus_http_test \
-             zeus_bso_sql_test \
-             zeus_bso_test zeus_zeusd_test zeus_http_stream_test zeus_power_streaming_test
-
+# The test binaries whose code runs threads (the list is in scripts/test-all).
 test-tsan:
-	@cmake --preset tsan >/dev/null
-	@cmake --build --preset tsan -j $(JOBS) --target $(TSAN_TESTS)
-	@scripts/with-test-postgres bash -c 'set -e; for t in $(TSAN_TESTS); do echo "== TSan: $$t"; \
-	  TSAN_OPTIONS=halt_on_error=1 build-tsan/bin/$$t --gtest_brief=1; done'
+	@ZEUS_TEST_STAGES="tsan-build tsan-run" scripts/test-all
 
 # The suite on a loaded machine: builds the ci preset (and the asan preset
 # when build-asan/ exists), then runs their ctest while stress-ng keeps every
@@ -84,4 +72,4 @@ test-wheel: wheel
 	@scripts/test-wheel
 
 clean:
-	@rm -rf build build-asan build-tsan build-release build-wheel dist
+	@rm -rf build build-ci build-asan build-tsan build-release build-wheel build-fuzz dist
