@@ -77,6 +77,7 @@
 
 #include "http/http.h"
 #include "http/http_util.h"
+#include "http/request_framing.h"
 
 namespace zeus::http {
 namespace {
@@ -149,6 +150,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void WaitForRequest();
   void OnFirstBytes(const error_code& ec, std::size_t bytes);
   void ReadRequest();
+  void OnHeader(const error_code& ec);
   void OnRequest(const error_code& ec);
   void Handle();
   void Write();
@@ -502,8 +504,27 @@ void Session::ReadRequest() {
   in_flight_ = true;
   state_ = State::kReading;
   stream_.expires_after(server_.options().request_timeout);
+  http::async_read_header(stream_, buffer_, *parser_,
+                          [self = shared_from_this()](const error_code& ec, std::size_t) { self->OnHeader(ec); });
+}
+
+void Session::OnHeader(const error_code& ec) {
+  if (ec) return OnRequest(ec);
+  const http::request<http::string_body>& message = parser_->get();
+  std::vector<std::string_view> codings;
+  for (auto [it, end] = message.equal_range(http::field::transfer_encoding); it != end; ++it) {
+    codings.emplace_back(it->value().data(), it->value().size());
+  }
+  const internal::FramingVerdict verdict = internal::CheckRequestTransferEncoding(codings, message.version());
+  if (verdict.kind == internal::FramingVerdict::kBadRequest) {
+    return SendError(http::status::bad_request, fmt::format("malformed HTTP request: {}", verdict.reason));
+  }
+  if (verdict.kind == internal::FramingVerdict::kNotImplemented) {
+    return SendError(http::status::not_implemented, verdict.reason);
+  }
+  if (parser_->is_done()) return OnRequest({});
   http::async_read(stream_, buffer_, *parser_,
-                   [self = shared_from_this()](const error_code& ec, std::size_t) { self->OnRequest(ec); });
+                   [self = shared_from_this()](const error_code& body_ec, std::size_t) { self->OnRequest(body_ec); });
 }
 
 void Session::OnRequest(const error_code& ec) {

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -245,6 +246,51 @@ TEST(HttpTest, GarbageGets400) {
     EXPECT_THAT(answer, HasSubstr("{\"message\": \"malformed HTTP request: "));
     EXPECT_TRUE(raw.WaitForClose(kPatience));
   }
+}
+
+// Request smuggling (RFC 9112 6.3): a Transfer-Encoding whose last coding is
+// not chunked leaves the body's length unknown. Beast would read no body, and
+// the body (here a second request) would run as the next request.
+TEST(HttpTest, TransferCodingsOtherThanChunkedAreRefusedAndClose) {
+  std::mutex mutex;
+  std::vector<std::string> seen;
+  auto server = StartOrDie(TestOptions(), [&](const HttpRequest& request) {
+    std::lock_guard lock(mutex);
+    seen.push_back(request.target);
+    return Echo(request);
+  });
+  ASSERT_NE(server, nullptr);
+  const std::string smuggled = "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n";
+  struct Case {
+    std::string head;
+    std::string status;
+  };
+  for (const Case& c : {Case{"POST /front HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: xchunked\r\n", "400"},
+                        Case{"POST /front HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, identity\r\n", "400"},
+                        Case{"POST /front HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                             "Transfer-Encoding: identity\r\n", "400"},
+                        Case{"POST /front HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, chunked\r\n", "400"},
+                        Case{"POST /front HTTP/1.1\r\nHost: x\r\nTransfer-Encoding:\r\n", "400"},
+                        Case{"POST /front HTTP/1.0\r\nHost: x\r\nTransfer-Encoding: chunked\r\n", "400"},
+                        Case{"POST /front HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n", "501"}}) {
+    RawSocket raw(server->port());
+    ASSERT_TRUE(raw.connected());
+    ASSERT_TRUE(raw.Send(c.head + "\r\n" + smuggled));
+    const std::string answer = raw.ReadResponse();
+    EXPECT_THAT(answer, StartsWith("HTTP/1.1 " + c.status + " ")) << c.head;
+    EXPECT_THAT(answer, HasSubstr("Connection: close\r\n")) << c.head;
+    EXPECT_THAT(answer, HasSubstr("Transfer-Encoding")) << c.head;
+    EXPECT_TRUE(raw.WaitForClose(kPatience)) << c.head;
+  }
+  // A chunked body alone is read as the body, and the next request is real.
+  RawSocket raw(server->port());
+  ASSERT_TRUE(raw.connected());
+  ASSERT_TRUE(raw.Send("POST /chunked HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: Chunked\r\n\r\n"
+                       "3\r\nabc\r\n0\r\n\r\nGET /next HTTP/1.1\r\nHost: x\r\n\r\n"));
+  EXPECT_THAT(raw.ReadResponse(), HasSubstr("\r\n\r\nPOST /chunked \nabc"));
+  EXPECT_THAT(raw.ReadResponse(), HasSubstr("\r\n\r\nGET /next \n"));
+  std::lock_guard lock(mutex);
+  EXPECT_THAT(seen, ::testing::ElementsAre("/chunked", "/next"));
 }
 
 TEST(HttpTest, IncompleteRequestTimesOut) {
