@@ -1,18 +1,28 @@
 // Copyright 2026 The Zeus C++ Authors.
 //
 // libFuzzer target for zeusd's untrusted inputs: request targets (the query
-// parser and its typed fields, as the routes read them) and the GPU command
-// overrides file. The first byte picks which; the rest is the input. Besides
-// crashes and sanitizer reports, it aborts when a result breaks its contract:
-// an id list that is not sorted, unique and in range, a parsed overrides file
-// whose expanded commands still hold a brace, or an error of the wrong kind.
+// parser and its typed fields, as the routes read them), the GPU command
+// overrides file, and request heads (the HTTP server's framing check, which
+// zeusd and the batch-size service share). The first byte picks which; the
+// rest is the input. Besides crashes and sanitizer reports, it aborts when a
+// result breaks its contract: an id list that is not sorted, unique and in
+// range, a parsed overrides file whose expanded commands still hold a brace,
+// an error of the wrong kind, or a request head whose Transfer-Encoding the
+// framing check accepts although Beast would not frame its body as chunked
+// (request smuggling).
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include <boost/asio/buffer.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include "http/request_framing.h"
 #include "zeusd/command_override.h"
 #include "zeusd/query.h"
 
@@ -71,15 +81,41 @@ void FuzzOverrides(std::string_view text) {
   }
 }
 
+void FuzzRequestHead(std::string_view text) {
+  namespace http = boost::beast::http;
+  http::request_parser<http::string_body> parser;
+  parser.header_limit(8192);
+  parser.eager(false);  // stop after the head, as the server does
+  boost::system::error_code ec;
+  while (!parser.is_header_done()) {
+    const std::size_t used = parser.put(boost::asio::buffer(text.data(), text.size()), ec);
+    if (ec) return;  // malformed or incomplete: the server answers 400 or waits
+    text.remove_prefix(used);
+  }
+  const auto& message = parser.get();
+  std::vector<std::string_view> codings;
+  for (auto [it, end] = message.equal_range(http::field::transfer_encoding); it != end; ++it) {
+    codings.emplace_back(it->value().data(), it->value().size());
+  }
+  const auto verdict = zeus::http::internal::CheckRequestTransferEncoding(codings, message.version());
+  if (verdict.kind != zeus::http::internal::FramingVerdict::kAccept) {
+    Check(!verdict.reason.empty());
+    return;
+  }
+  // Accepted: either no Transfer-Encoding (then Beast must not read chunks)
+  // or one that Beast frames as chunked.
+  Check(parser.chunked() == !codings.empty());
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  if (data[0] % 2 == 0) {
-    FuzzTarget(text);
-  } else {
-    FuzzOverrides(text);
+  switch (data[0] % 3) {
+    case 0: FuzzTarget(text); break;
+    case 1: FuzzOverrides(text); break;
+    default: FuzzRequestHead(text); break;
   }
   return 0;
 }
