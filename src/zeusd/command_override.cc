@@ -15,10 +15,15 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <re2/re2.h>
 #include <toml++/toml.h>
 
 namespace zeus::zeusd {
 namespace {
+
+// RE2 compiles a pattern into automata within this budget (RE2's default);
+// larger patterns are refused when the file is loaded.
+constexpr std::int64_t kMaxPatternMemoryBytes = 8 << 20;
 
 std::vector<std::string_view> PlaceholdersOf(GpuOp op) {
   switch (op) {
@@ -80,18 +85,17 @@ Result<OverrideSpec> ParseSpec(const toml::table& table, GpuOp op, std::string_v
     } else if (name == "error_pattern") {
       const auto text = node.value<std::string>();
       if (!text) return Fail(ErrorCode::kInvalidArgument, fmt::format("{}: error_pattern must be a string", where));
-      std::string pattern = *text;
-      auto flags = std::regex::ECMAScript;
-      if (pattern.starts_with("(?i)")) {
-        pattern = pattern.substr(4);
-        flags |= std::regex::icase;
+      RE2::Options options;
+      options.set_log_errors(false);
+      options.set_max_mem(kMaxPatternMemoryBytes);
+      auto pattern = std::make_shared<const RE2>(*text, options);
+      if (!pattern->ok()) {
+        return Fail(ErrorCode::kInvalidArgument,
+                    fmt::format("{}: error_pattern '{}' is not a valid RE2 regular expression ({}); see "
+                                "https://github.com/google/re2/wiki/Syntax",
+                                where, *text, pattern->error()));
       }
-      try {
-        spec.error_pattern.emplace(pattern, flags);
-      } catch (const std::regex_error& e) {
-        return Fail(ErrorCode::kInvalidArgument, fmt::format("{}: error_pattern '{}' is not a valid regular expression: {}",
-                                                             where, *text, e.what()));
-      }
+      spec.error_pattern = std::move(pattern);
       spec.error_pattern_text = *text;
     } else if (name == "timeout_s") {
       const auto seconds = node.value<std::int64_t>();
@@ -387,12 +391,16 @@ Status GpuCommandOverrides::Run(device::Gpu& gpu, std::size_t gpu_id, GpuOp op, 
       return Fail(ErrorCode::kInternal,
                   fmt::format("command '{}' failed with exit code {}; output: {}", command, outcome->exit_code, outcome->output));
     }
-    if (spec->error_pattern && std::regex_search(outcome->output, *spec->error_pattern)) {
+    if (spec->ErrorPatternMatches(outcome->output)) {
       return Fail(ErrorCode::kInternal, fmt::format("command '{}' printed output matching error_pattern '{}': {}", command,
                                                     spec->error_pattern_text, outcome->output));
     }
   }
   return OkStatus();
+}
+
+bool OverrideSpec::ErrorPatternMatches(std::string_view output) const {
+  return error_pattern != nullptr && RE2::PartialMatch(output, *error_pattern);
 }
 
 }  // namespace zeus::zeusd

@@ -22,8 +22,13 @@
 // holding its output never hold up the daemon.
 //
 // The file must be ASCII (Debian's toml++ 3.3 misbehaves on some non-ASCII
-// keys). error_pattern is an ECMAScript regular expression (std::regex); a leading
-// "(?i)" makes it case-insensitive.
+// keys). error_pattern is an RE2 regular expression (the syntax of Rust's
+// regex crate, which Zeus's zeusd uses: no backreferences or lookaround;
+// "(?i)" makes it case-insensitive, "(?s)" lets '.' match newlines). RE2
+// matches in time linear in the output and without recursion, so no pattern
+// and no output can crash or stall the daemon (std::regex overflowed the
+// stack on "(.|\n)*zzz" against 14 KB). A pattern that RE2 cannot compile
+// within its memory budget (about 8 MB) is refused when the file is loaded.
 
 #ifndef ZEUS_SRC_ZEUSD_COMMAND_OVERRIDE_H_
 #define ZEUS_SRC_ZEUSD_COMMAND_OVERRIDE_H_
@@ -33,7 +38,7 @@
 #include <chrono>
 #include <cstddef>
 #include <optional>
-#include <regex>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,13 +47,20 @@
 #include "zeus/device/gpu.h"
 #include "zeusd/gpu_ops.h"
 
+namespace re2 {
+class RE2;
+}  // namespace re2
+
 namespace zeus::zeusd {
 
 // One table: its commands as word lists (placeholders not yet substituted).
 struct OverrideSpec {
   std::vector<std::vector<std::string>> commands;
-  std::optional<std::regex> error_pattern;
+  std::shared_ptr<const re2::RE2> error_pattern;  // null: none
   std::string error_pattern_text;
+
+  // True when error_pattern is set and matches somewhere in `output`.
+  bool ErrorPatternMatches(std::string_view output) const;
   std::chrono::seconds timeout{60};
 };
 

@@ -63,7 +63,9 @@ commands = ["tool -rgc", "tool -rmc"]
   for (GpuOp op : kAllGpuOps) EXPECT_NE(o->Find(op), nullptr) << GpuOpName(op);
   const OverrideSpec* pl = o->Find(GpuOp::kSetPowerLimit);
   EXPECT_EQ(pl->timeout.count(), 5);
-  EXPECT_TRUE(std::regex_search("An ERROR here", *pl->error_pattern));
+  EXPECT_TRUE(pl->ErrorPatternMatches("An ERROR here"));
+  EXPECT_FALSE(pl->ErrorPatternMatches("all fine"));
+  EXPECT_FALSE(o->Find(GpuOp::kResetLockedClocks)->ErrorPatternMatches("error"));  // no pattern
   EXPECT_EQ(o->Find(GpuOp::kSetPersistenceMode)->timeout.count(), 60);
   GpuOpArgs args;
   args.power_limit_mw = 250'999;
@@ -84,7 +86,9 @@ TEST(OverridesParseTest, Rejections) {
       {"[set_power_limit]\ncommands=[\"x\"]\nretries=2", "unknown field 'retries'"},
       {"[set_power_limit]\ncommands=[]", "at least one command"},
       {"[set_power_limit]\nerror_pattern=\"x\"", "at least one command"},
-      {"[set_power_limit]\ncommands=[\"x\"]\nerror_pattern=\"(\"", "not a valid regular expression"},
+      {"[set_power_limit]\ncommands=[\"x\"]\nerror_pattern=\"(\"", "not a valid RE2 regular expression"},
+      {"[set_power_limit]\ncommands=[\"x\"]\nerror_pattern=\"(a)\\\\1\"", "not a valid RE2"},  // no backreferences
+      {"[set_power_limit]\ncommands=[\"x\"]\nerror_pattern=\"((a{1000}){1000}){1000}\"", "not a valid RE2"},
       {"[set_power_limit]\ncommands=[\"x {enabled}\"]", "unknown placeholder {enabled}"},
       {"[reset_locked_clocks]\ncommands=[\"x {power_limit_mw}\"]", "unknown placeholder"},
       {"[set_power_limit]\ncommands=[\"x {gpu_id\"]", "stray '{'"},
@@ -195,6 +199,30 @@ TEST(OverridesRunTest, FailuresStopAtTheFirstAndPatternsFailExitZero) {
   EXPECT_THAT(pm.error().message(), HasSubstr("error_pattern"));
   // Not overridden: the driver.
   ASSERT_TRUE(o->Run(gpu, 0, GpuOp::kResetGpuLockedClocks, args));
+}
+
+// Issue 20: std::regex recursed once per character and overflowed the stack
+// (SIGSEGV in a root daemon) on these patterns against long outputs.
+TEST(OverridesRunTest, PatternsThatBacktrackHeavilyMatchLongOutputsSafely) {
+  struct Case {
+    std::string pattern;
+    bool fails;
+  };
+  for (const Case& c : {Case{"(.|\\n)*zzz", false}, Case{"[\\s\\S]*zzz", false}, Case{"(\\d+\\s)+zzz", false},
+                        Case{"(.|\\n)*9999", true}, Case{"(?s)^.*\\b2999\\n", true}, Case{"((a|a)*)*b", false}}) {
+    auto o = GpuCommandOverrides::Parse(
+        "[set_power_limit]\ncommands=[\"seq 1 30000\"]\nerror_pattern='" + c.pattern + "'\n", "t.toml");
+    ASSERT_TRUE(o) << c.pattern << ": " << o.error().message();
+    zeus::testing::FakeClock clock;
+    zeus::testing::FakeGpu gpu({}, clock);
+    GpuOpArgs args;
+    args.power_limit_mw = 150'000;
+    Status done = o->Run(gpu, 0, GpuOp::kSetPowerLimit, args);
+    EXPECT_EQ(!done, c.fails) << c.pattern;
+    if (!done) {
+      EXPECT_THAT(done.error().message(), HasSubstr("matching error_pattern")) << c.pattern;
+    }
+  }
 }
 
 TEST(OverridesRunTest, NotOverriddenOperationsGoToTheDriver) {
