@@ -186,9 +186,13 @@ int RunServe(const ServeFlags& flags) {
   server_options.max_body_bytes = 64 << 10;
   server_options.shutdown_grace = std::chrono::milliseconds(2000);
   std::string where;
+  std::optional<zeusd::StagedSocket> staged;
   if (flags.mode == "uds") {
     if (Status ready = zeusd::PrepareSocketPath(flags.socket_path); !ready) return ExitWith(ready.error());
-    server_options.unix_socket_path = flags.socket_path;
+    auto created = zeusd::StagedSocket::Create(flags.socket_path);
+    if (!created) return ExitWith(created.error());
+    staged.emplace(std::move(*created));
+    server_options.unix_socket_path = staged->bind_path();
     where = flags.socket_path;
   } else {
     server_options.host = host;
@@ -204,13 +208,12 @@ int RunServe(const ServeFlags& flags) {
                                                 : fmt::format("[{}]:{}", host, (*server)->port());
   }
   if (flags.mode == "uds") {
-    if (Status owned = zeusd::SetSocketOwnership(flags.socket_path, flags.socket_permissions, flags.socket_uid,
-                                                 flags.socket_gid);
-        !owned) {
+    if (Status published = staged->Publish(flags.socket_permissions, flags.socket_uid, flags.socket_gid);
+        !published) {
       (*server)->Shutdown();
-      ::unlink(flags.socket_path.c_str());
-      return ExitWith(owned.error());
+      return ExitWith(published.error());
     }
+    staged.reset();
   }
   std::string enabled;
   for (zeusd::ApiGroup group : *groups) enabled += fmt::format("{}{}", enabled.empty() ? "" : ",", zeusd::ApiGroupName(group));

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -122,6 +123,50 @@ Status SetSocketOwnership(const std::string& path, const std::string& permission
       const int err = errno;
       return Fail(ErrorFromErrno(err, fmt::format("chown of the socket {}", path)));
     }
+  }
+  return OkStatus();
+}
+
+Result<StagedSocket> StagedSocket::Create(const std::string& final_path) {
+  const std::filesystem::path final_fs(final_path);
+  std::filesystem::path parent = final_fs.parent_path();
+  if (parent.empty()) parent = ".";
+  std::string pattern = (parent / ".zeusd-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) {  // mode 0700
+    const int err = errno;
+    return Fail(ErrorFromErrno(err, fmt::format("creating a private directory beside the socket {}", final_path)));
+  }
+  std::string bind_path = pattern + "/s";
+  if (bind_path.size() >= sizeof(sockaddr_un::sun_path)) {
+    ::rmdir(pattern.c_str());
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("the socket path {} is too long to be bound beside it ({} needs {} of {} bytes); choose a "
+                            "shorter --socket-path",
+                            final_path, bind_path, bind_path.size() + 1, sizeof(sockaddr_un::sun_path)));
+  }
+  return StagedSocket(std::move(pattern), std::move(bind_path), final_path);
+}
+
+StagedSocket::StagedSocket(std::string directory, std::string bind_path, std::string final_path)
+    : directory_(std::move(directory)), bind_path_(std::move(bind_path)), final_path_(std::move(final_path)) {}
+
+StagedSocket::StagedSocket(StagedSocket&& other) noexcept
+    : directory_(std::exchange(other.directory_, {})),
+      bind_path_(std::move(other.bind_path_)),
+      final_path_(std::move(other.final_path_)) {}
+
+StagedSocket::~StagedSocket() {
+  if (directory_.empty()) return;
+  ::unlink(bind_path_.c_str());
+  ::rmdir(directory_.c_str());
+}
+
+Status StagedSocket::Publish(const std::string& permissions, std::optional<unsigned> uid,
+                             std::optional<unsigned> gid) {
+  if (Status owned = SetSocketOwnership(bind_path_, permissions, uid, gid); !owned) return owned;
+  if (::rename(bind_path_.c_str(), final_path_.c_str()) != 0) {
+    const int err = errno;
+    return Fail(ErrorFromErrno(err, fmt::format("moving the socket from {} to {}", bind_path_, final_path_)));
   }
   return OkStatus();
 }

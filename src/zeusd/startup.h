@@ -34,6 +34,37 @@ Status CheckPrivileges(const std::vector<ApiGroup>& groups, const device::Privil
 // alone), kIoError/kPermissionDenied for other errors; each names the path.
 Status PrepareSocketPath(const std::string& path);
 
+// A Unix socket that is bound where nobody can reach it yet, then published.
+// Create() makes a private directory (mode 0700, owned by this process's
+// user) beside `final_path`; the server binds bind_path() inside it. Publish()
+// gives the socket its mode and owner (SetSocketOwnership) there and then
+// renames it onto `final_path` (atomic), so the socket never exists at
+// `final_path` with a wider mode or another owner than asked, whatever the
+// umask. (Binding at the final path and chmod-ing afterwards let a process
+// running as nobody connect in between under umask 000.) The destructor
+// removes the staging directory and anything left in it; never the published
+// socket. Errors name the paths.
+class StagedSocket {
+ public:
+  static Result<StagedSocket> Create(const std::string& final_path);
+  StagedSocket(StagedSocket&& other) noexcept;
+  StagedSocket& operator=(StagedSocket&&) = delete;
+  StagedSocket(const StagedSocket&) = delete;
+  StagedSocket& operator=(const StagedSocket&) = delete;
+  ~StagedSocket();
+
+  const std::string& bind_path() const { return bind_path_; }
+  // Call once, after the bind.
+  Status Publish(const std::string& permissions, std::optional<unsigned> uid, std::optional<unsigned> gid);
+
+ private:
+  StagedSocket(std::string directory, std::string bind_path, std::string final_path);
+
+  std::string directory_;  // empty once moved from
+  std::string bind_path_;
+  std::string final_path_;
+};
+
 // After binding: chmod to `permissions` (octal digits, e.g. "660") and chown
 // to the given uid/gid (unset: unchanged). kInvalidArgument for bad digits.
 Status SetSocketOwnership(const std::string& path, const std::string& permissions, std::optional<unsigned> uid,

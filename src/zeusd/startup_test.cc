@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include <gmock/gmock.h>
@@ -146,6 +147,63 @@ TEST(SocketOwnershipTest, ModeIsApplied) {
   EXPECT_EQ(ParseOctalMode("0666").value(), 0666u);
   EXPECT_FALSE(ParseOctalMode(""));
   ::close(fd);
+}
+
+// Issue 20: under umask 000 the socket was bound 0777 at its final path and
+// chmod-ed afterwards; a process running as nobody could connect in between.
+TEST(StagedSocketTest, TheSocketAppearsAtItsPathOnlyWithItsFinalMode) {
+  testing::TempDir dir;
+  const std::string path = dir.File("zeusd.sock");
+  std::string directory;
+  int fd = -1;
+  struct stat st {};
+  {
+    const mode_t old_umask = ::umask(0);
+    auto staged = StagedSocket::Create(path);
+    ASSERT_TRUE(staged) << staged.error().message();
+    fd = BindSocket(staged->bind_path(), true);
+    ::umask(old_umask);
+    EXPECT_FALSE(Exists(path)) << "nothing at the final path before Publish";
+    directory = std::filesystem::path(staged->bind_path()).parent_path().string();
+    ASSERT_EQ(::lstat(directory.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISDIR(st.st_mode));
+    EXPECT_EQ(st.st_mode & 0777, 0700u) << "only this user can reach the bound socket";
+    EXPECT_EQ(st.st_uid, ::geteuid());
+
+    ASSERT_TRUE(staged->Publish("600", std::nullopt, std::nullopt));
+    ASSERT_EQ(::lstat(path.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISSOCK(st.st_mode));
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+  }  // the destructor
+  EXPECT_TRUE(Exists(path)) << "the published socket stays";
+  EXPECT_FALSE(Exists(directory)) << "the staging directory is removed";
+  ::close(fd);
+}
+
+TEST(StagedSocketTest, AnUnpublishedSocketLeavesNothingBehind) {
+  testing::TempDir dir;
+  const std::string path = dir.File("zeusd.sock");
+  std::string directory;
+  {
+    auto staged = StagedSocket::Create(path);
+    ASSERT_TRUE(staged);
+    directory = std::filesystem::path(staged->bind_path()).parent_path().string();
+    ::close(BindSocket(staged->bind_path(), false));
+    EXPECT_TRUE(Exists(staged->bind_path()));
+  }
+  EXPECT_FALSE(Exists(directory));
+  EXPECT_FALSE(Exists(path));
+}
+
+TEST(StagedSocketTest, APathTooLongToStageIsRefusedByName) {
+  testing::TempDir dir;
+  const std::string parent = dir.File(std::string(95 - dir.path().size(), 'd'));
+  ASSERT_EQ(::mkdir(parent.c_str(), 0755), 0);
+  const std::string path = parent + "/z.sock";  // fits in sun_path; parent/.zeusd-XXXXXX/s does not
+  auto staged = StagedSocket::Create(path);
+  ASSERT_FALSE(staged);
+  EXPECT_EQ(staged.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_THAT(staged.error().message(), HasSubstr("--socket-path"));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 // live socket is never taken over, a non-socket file is left alone, a stale
 // socket is replaced, root is needed), and usage errors.
 
+#include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -17,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -187,6 +189,37 @@ TEST_F(ZeusdTest, LiveSocketIsNeverTakenOverAndStaleOneIsReplaced) {
   ASSERT_EQ(::lstat(socket_.c_str(), &st), 0) << "SIGKILL leaves a stale socket";
   auto third = Start();
   EXPECT_TRUE(Client()->Send("GET", "/discover").has_value());
+}
+
+// Issue 20: the socket was bound at its path under the umask (0777 with umask
+// 000) and chmod-ed afterwards; a process running as nobody connected in
+// between. Now it only ever appears at its path by a rename, with its mode.
+TEST_F(ZeusdTest, SocketAppearsAtItsPathOnlyWithItsModeWhateverTheUmask) {
+  const int watch = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  ASSERT_GE(watch, 0);
+  ASSERT_GE(::inotify_add_watch(watch, dir_.path().c_str(), IN_CREATE | IN_ATTRIB | IN_MOVED_TO), 0);
+  const mode_t old_umask = ::umask(0);
+  auto daemon = Start({"--socket-permissions", "600"});
+  ::umask(old_umask);
+  std::vector<std::string> events;  // what happened to zeusd.sock
+  alignas(inotify_event) char buffer[8192];
+  for (ssize_t n; (n = ::read(watch, buffer, sizeof(buffer))) > 0;) {
+    for (char* p = buffer; p < buffer + n;) {
+      const auto* event = reinterpret_cast<const inotify_event*>(p);
+      if (event->len > 0 && std::string(event->name) == "zeusd.sock") {
+        events.push_back(event->mask & IN_CREATE ? "create" : event->mask & IN_ATTRIB ? "attrib" : "moved_to");
+      }
+      p += sizeof(inotify_event) + event->len;
+    }
+  }
+  ::close(watch);
+  EXPECT_THAT(events, ::testing::ElementsAre("moved_to"));
+  struct stat st {};
+  ASSERT_EQ(::lstat(socket_.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  for (const auto& entry : std::filesystem::directory_iterator(dir_.path())) {
+    EXPECT_FALSE(entry.path().filename().string().starts_with(".zeusd-")) << "staging left: " << entry.path();
+  }
 }
 
 TEST_F(ZeusdTest, NonSocketFileIsLeftAlone) {
