@@ -151,6 +151,21 @@ Result<TokenClaims> VerifyToken(std::string_view key, std::string_view token, st
     claims.exp = exp->get<std::int64_t>();
     if (*claims.exp <= now_s) return Fail(Error(ErrorCode::kPermissionDenied, "Token has expired."));
   }
+  // RFC 7519 4.1.5 and 4.1.6, with leeway for the issuer's clock.
+  for (const char* name : {"nbf", "iat"}) {
+    const auto time = grants.find(name);
+    if (time == grants.end()) continue;
+    if (!time->is_number_integer()) return Fail(Invalid(fmt::format("{} is not an integer", name)));
+    const std::int64_t at_s = time->get<std::int64_t>();
+    if (at_s > now_s + kTokenClockLeewayS) {
+      return Fail(Error(ErrorCode::kPermissionDenied,
+                        std::string_view(name) == "nbf"
+                            ? fmt::format("Token is not valid yet (nbf is {} s ahead of this server's clock).", at_s - now_s)
+                            : fmt::format("Invalid token: issued in the future (iat is {} s ahead of this server's "
+                                          "clock).",
+                                          at_s - now_s)));
+    }
+  }
   const auto sub = grants.find("sub");
   if (sub == grants.end() || !sub->is_string()) return Fail(Invalid("missing field `sub`"));
   claims.sub = sub->get<std::string>();

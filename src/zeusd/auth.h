@@ -52,11 +52,17 @@ Result<std::string> ReadSigningKey(const std::string& path);
 // An HS256 JWT with `claims`. kInvalidArgument for an empty key.
 Result<std::string> IssueToken(std::string_view key, const TokenClaims& claims);
 
+// How far a token's nbf or iat may lie ahead of the server's clock: the
+// issuer's clock may run a little ahead.
+inline constexpr std::int64_t kTokenClockLeewayS = 60;
+
 // Verifies an HS256 token with `key` and returns its claims. Fails with
 // kPermissionDenied and the message zeusd answers with 401: "Token has
 // expired." when exp <= now_s, "Invalid token: <why>" otherwise (bad format,
 // another algorithm, wrong signature, missing sub or scopes, an unknown
-// scope).
+// scope), "Token is not valid yet (...)" when nbf is later than now_s +
+// kTokenClockLeewayS, and "Invalid token: issued in the future (...)" for iat
+// likewise (both optional; when present they must be integers).
 Result<TokenClaims> VerifyToken(std::string_view key, std::string_view token, std::int64_t now_s);
 
 // "1h", "7d", "30d", "90m", "45s" -> seconds; "never" or "0" -> nullopt.

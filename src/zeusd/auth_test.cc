@@ -102,6 +102,40 @@ TEST(TokenTest, PythonsStdlibVerifiesOurToken) {
   EXPECT_EQ(result.out, "True HS256 carol gpu-read,cpu-read\n");
 }
 
+// A token signed by Python's stdlib with these claims (a JSON object).
+std::string PythonSigned(const std::string& key, const std::string& claims) {
+  const std::string script =
+      "import sys,hmac,hashlib,base64\n"
+      "e=lambda b: base64.urlsafe_b64encode(b).rstrip(b'=').decode()\n"
+      "m=e(b'{\"alg\":\"HS256\",\"typ\":\"JWT\"}')+'.'+e(sys.argv[2].encode())\n"
+      "print(m+'.'+e(hmac.new(sys.argv[1].encode(),m.encode(),hashlib.sha256).digest()),end='')\n";
+  auto result = zeus::testing::RunProcess({"/usr/bin/python3", "-c", script, key, claims});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  return result.out;
+}
+
+// Issue 20: nbf and iat in the future were accepted.
+TEST(TokenTest, NotBeforeAndIssuedAtInTheFutureAreRefused) {
+  const std::string claims = R"({"sub":"bob","scopes":["gpu-read"],)";
+  const std::string nbf = PythonSigned("k", claims + R"("nbf":2000})");
+  EXPECT_TRUE(VerifyToken("k", nbf, 2000));
+  EXPECT_TRUE(VerifyToken("k", nbf, 2000 - kTokenClockLeewayS));
+  auto early = VerifyToken("k", nbf, 2000 - kTokenClockLeewayS - 1);
+  ASSERT_FALSE(early);
+  EXPECT_EQ(early.error().code(), ErrorCode::kPermissionDenied);
+  EXPECT_THAT(early.error().message(), HasSubstr("not valid yet"));
+
+  const std::string iat = PythonSigned("k", claims + R"("iat":2000})");
+  EXPECT_TRUE(VerifyToken("k", iat, 1940));
+  auto future = VerifyToken("k", iat, 1939);
+  ASSERT_FALSE(future);
+  EXPECT_THAT(future.error().message(), HasSubstr("issued in the future"));
+
+  auto text = VerifyToken("k", PythonSigned("k", claims + R"("nbf":"soon"})"), 2000);
+  ASSERT_FALSE(text);
+  EXPECT_THAT(text.error().message(), HasSubstr("nbf is not an integer"));
+}
+
 TEST(ExpiryTest, Durations) {
   EXPECT_EQ(ParseExpiry("1h").value(), 3600);
   EXPECT_EQ(ParseExpiry("7d").value(), 7 * 86400);
