@@ -12,6 +12,7 @@ using device::PowerLimitConstraints;
 
 #define ZEUS_FAKE_FAIL_IF_SET(method)                                \
   do {                                                               \
+    MaybeHang(method);                                               \
     if (auto failure = Failure(method)) return Fail(*failure);       \
   } while (0)
 
@@ -42,6 +43,32 @@ void FakeGpu::SetPowerW(double power_w) {
 void FakeGpu::FailWith(const std::string& method, Error error) {
   std::lock_guard lock(mu_);
   failures_.insert_or_assign(method, std::move(error));
+}
+
+void FakeGpu::MaybeHang(const std::string& method) const {
+  std::unique_lock lock(hang_mu_);
+  if (hangs_released_ || hangs_.count(method) == 0) return;
+  ++hung_calls_;
+  released_.wait(lock, [this] { return hangs_released_; });
+  --hung_calls_;
+}
+
+void FakeGpu::HangOn(const std::string& method) {
+  std::lock_guard lock(hang_mu_);
+  hangs_.insert(method);
+}
+
+void FakeGpu::ReleaseHangs() {
+  {
+    std::lock_guard lock(hang_mu_);
+    hangs_released_ = true;
+  }
+  released_.notify_all();
+}
+
+int FakeGpu::hung_calls() const {
+  std::lock_guard lock(hang_mu_);
+  return hung_calls_;
 }
 
 void FakeGpu::ClearFailures() {

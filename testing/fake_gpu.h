@@ -10,7 +10,9 @@
 #ifndef ZEUS_TESTING_FAKE_GPU_H_
 #define ZEUS_TESTING_FAKE_GPU_H_
 
+#include <condition_variable>
 #include <map>
+#include <set>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -41,6 +43,13 @@ class FakeGpu final : public device::Gpu {
   // The next calls to `method` (e.g. "TotalEnergyMj") fail with `error`.
   void FailWith(const std::string& method, Error error);
   void ClearFailures();
+  // Calls to `method` block (a hung driver call; other calls to this GPU
+  // then wait behind it, as on a real driver) until ReleaseHangs(). Once
+  // released, hangs stay released.
+  void HangOn(const std::string& method);
+  void ReleaseHangs();
+  // Calls blocked in a hang now: what a test waits for.
+  int hung_calls() const;
   // Subtracts the counter's current value: the next reading starts from 0.
   void ResetEnergyCounter();
   // Every SetPowerLimitMw call, in order.
@@ -78,6 +87,7 @@ class FakeGpu final : public device::Gpu {
 
  private:
   std::optional<Error> Failure(const std::string& method) const;  // requires mu_
+  void MaybeHang(const std::string& method) const;
   void Fold();                                                     // requires mu_
   double DrawW() const;                                            // requires mu_
 
@@ -92,6 +102,11 @@ class FakeGpu final : public device::Gpu {
   std::chrono::nanoseconds last_fold_;
   std::map<std::string, Error> failures_;
   std::vector<std::uint32_t> limit_calls_;
+  mutable std::mutex hang_mu_;  // apart from mu_, so that a hung call holding mu_ can be released
+  mutable std::condition_variable released_;
+  std::set<std::string> hangs_;  // guarded by hang_mu_
+  bool hangs_released_ = false;  // guarded by hang_mu_
+  mutable int hung_calls_ = 0;   // guarded by hang_mu_
 };
 
 }  // namespace zeus::testing

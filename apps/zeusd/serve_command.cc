@@ -8,6 +8,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -48,6 +50,7 @@ struct ServeFlags {
   int num_workers = 0;
   double gpu_power_poll_hz = 20.0;
   double cpu_power_poll_hz = 10.0;
+  int gpu_timeout_ms = 3000;
   std::string enable = "gpu-control,gpu-read,cpu-read";
   std::string gpu_command_overrides;
   std::string signing_key_path;
@@ -132,7 +135,17 @@ int RunServe(const ServeFlags& flags) {
                  "GPU settings\n",
                  flags.tcp_bind_address.c_str());
   }
+  options.gpu_call_timeout = std::chrono::milliseconds(flags.gpu_timeout_ms);
+  options.gpu_write_timeout = options.gpu_call_timeout;
   if (overrides) {
+    // A write waits for its override's commands, each up to its own timeout.
+    for (zeusd::GpuOp op : zeusd::kAllGpuOps) {
+      if (const zeusd::OverrideSpec* spec = overrides->Find(op)) {
+        const auto commands_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+            spec->timeout * static_cast<std::int64_t>(spec->commands.size()));
+        options.gpu_write_timeout = std::max(options.gpu_write_timeout, commands_ms + options.gpu_call_timeout);
+      }
+    }
     const zeusd::GpuCommandOverrides* table = overrides.get();
     options.gpu_op_runner = [table](device::Gpu& gpu, std::size_t gpu_id, zeusd::GpuOp op,
                                     const zeusd::GpuOpArgs& args) { return table->Run(gpu, gpu_id, op, args); };
@@ -227,6 +240,13 @@ int RunServe(const ServeFlags& flags) {
   (*server)->Shutdown();
   server->reset();
   if (flags.mode == "uds") ::unlink(flags.socket_path.c_str());
+  if (!daemon->StopDeviceThreads(std::chrono::milliseconds(2000))) {
+    // A driver call still hangs: tearing the devices down under it could
+    // crash, so leave without destructors.
+    std::fprintf(stderr, "zeusd: exiting with a driver call still hung\n");
+    std::fflush(stderr);
+    std::_Exit(0);
+  }
   daemon.reset();
   return 0;
 }
@@ -250,6 +270,10 @@ void RegisterServeCommand(CLI::App& app, int* exit_code) {
       ->check(cli::NumberRange(0.01, 1000));
   cmd->add_option("--cpu-power-poll-hz", flags->cpu_power_poll_hz, "CPU power polling rate for streams (default 10)")
       ->check(cli::NumberRange(0.01, 1000));
+  cmd->add_option("--gpu-timeout-ms", flags->gpu_timeout_ms,
+                  "How long a request waits for one GPU's driver call before answering 503 (default 3000); a GPU "
+                  "still inside a call past it is answered 503 at once")
+      ->transform(IntegerFlag<int>(10, 600000));
   cmd->add_option("--enable", flags->enable,
                   "Comma-separated API groups: gpu-control, gpu-read, cpu-read, metrics (default: the first "
                   "three). metrics serves GET /metrics for Prometheus (the GPUs, and the CPUs' RAPL energy with "

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <future>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <string_view>
 #include <thread>
 #include <utility>
@@ -86,7 +88,60 @@ struct GpuInfo {
   std::string name;
   std::string pci_address;
   bool cumulative_energy_available = false;
+  std::optional<device::PowerLimitConstraints> constraints;  // read at start-up
 };
+
+std::int64_t UnixNowMs(const std::function<std::int64_t()>& clock) {
+  if (clock) return clock();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+double Seconds(std::chrono::steady_clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// One GPU read route's value for one GPU; runs on the GPU's reader thread.
+Result<json> ReadGpuValue(device::Gpu& gpu, const std::string& path) {
+  if (path == "/gpu/get_power_limit") {
+    auto mw = gpu.PowerLimitMw();
+    if (!mw) return Fail(mw.error());
+    return json{{"power_limit_mw", *mw}};
+  }
+  if (path == "/gpu/get_power_limit_constraints") {
+    auto c = gpu.PowerLimitConstraintsMw();
+    if (!c) return Fail(c.error());
+    return json{{"min_power_limit_mw", c->min_mw}, {"max_power_limit_mw", c->max_mw}};
+  }
+  if (path == "/gpu/get_persistence_mode") {
+    auto enabled = gpu.PersistenceMode();
+    if (!enabled) return Fail(enabled.error());
+    return json{{"enabled", *enabled}};
+  }
+  if (path == "/gpu/get_cumulative_energy") {
+    auto mj = gpu.TotalEnergyMj();
+    if (!mj) return Fail(mj.error());
+    return json{{"energy_mj", *mj}};
+  }
+  auto mw = gpu.PowerUsageMw();  // /gpu/get_power
+  if (!mw) return Fail(mw.error());
+  return json(*mw);
+}
+
+// The value of a task's future, waiting until `deadline`: a timeout error
+// naming the GPU when it is not ready by then, and kUnavailable when the task
+// was dropped (the daemon is stopping).
+template <typename T>
+Result<T> AwaitGpu(std::future<Result<T>>& future, std::chrono::steady_clock::time_point deadline, std::size_t id,
+                   std::chrono::milliseconds timeout, std::string_view what) {
+  if (future.wait_until(deadline) != std::future_status::ready) {
+    return Fail(ErrorCode::kTimeout, fmt::format("GPU {} did not answer {} within {} ms; its driver call may hang", id,
+                                                 what, timeout.count()));
+  }
+  try {
+    return future.get();
+  } catch (const std::future_error&) {
+    return Fail(ErrorCode::kUnavailable, fmt::format("GPU {}: zeusd is shutting down", id));
+  }
+}
 
 }  // namespace
 
@@ -98,6 +153,9 @@ int HttpStatusForError(const Error& error) {
       return 400;
     case ErrorCode::kPermissionDenied:
       return 403;
+    case ErrorCode::kTimeout:
+    case ErrorCode::kUnavailable:
+      return 503;
     default:
       return 500;
   }
@@ -135,8 +193,10 @@ class Daemon::Impl {
       auto pci = gpu.PciBusId();
       info.pci_address = pci ? ZeusdPciAddress(*pci) : "unknown";
       info.cumulative_energy_available = gpu.SupportsEnergyCounter();
+      if (auto constraints = gpu.PowerLimitConstraintsMw()) info.constraints = *constraints;
       gpu_info_.push_back(std::move(info));
       gpu_workers_.push_back(std::make_unique<SerialWorker>(fmt::format("zeusd-gpu{}", i)));
+      gpu_readers_.push_back(std::make_unique<SerialWorker>(fmt::format("zeusd-gread{}", i)));
       gpu_pollers_.push_back(std::make_shared<Poller>(fmt::format("zeusd-gpoll{}", i), gpu_period, GpuPollFn(i)));
     }
     const auto cpu_period = PeriodOf(options_.cpu_power_poll_hz);
@@ -147,10 +207,30 @@ class Daemon::Impl {
   }
 
   ~Impl() {
+    if (!stopped_) StopDeviceThreads(options_.gpu_call_timeout);
+  }
+
+  bool StopDeviceThreads(std::chrono::milliseconds deadline) {
+    if (stopped_) return clean_;
+    stopped_ = true;
     collector_.reset();
-    for (auto& poller : gpu_pollers_) poller->Stop();
-    for (auto& poller : cpu_pollers_) poller->Stop();
-    gpu_workers_.clear();  // runs what is queued, joins
+    const auto end = std::chrono::steady_clock::now() + deadline;
+    const auto left = [end] {
+      return std::max(std::chrono::milliseconds(0),
+                      std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()));
+    };
+    bool clean = true;
+    const auto note = [&clean](bool stopped, const char* what, std::size_t id) {
+      if (stopped) return;
+      clean = false;
+      std::fprintf(stderr, "zeusd: %s %zu is still inside a driver call; leaving it behind\n", what, id);
+    };
+    for (std::size_t i = 0; i < gpu_pollers_.size(); ++i) note(gpu_pollers_[i]->StopWithin(left()), "the power poller of GPU", i);
+    for (std::size_t i = 0; i < cpu_pollers_.size(); ++i) note(cpu_pollers_[i]->StopWithin(left()), "the power poller of CPU", i);
+    for (std::size_t i = 0; i < gpu_workers_.size(); ++i) note(gpu_workers_[i]->StopWithin(left()), "the writer of GPU", i);
+    for (std::size_t i = 0; i < gpu_readers_.size(); ++i) note(gpu_readers_[i]->StopWithin(left()), "the reader of GPU", i);
+    clean_ = clean;
+    return clean;
   }
 
   HttpResponse Handle(const HttpRequest& request) {
@@ -222,10 +302,23 @@ class Daemon::Impl {
     return std::chrono::microseconds(std::max<std::int64_t>(1, static_cast<std::int64_t>(us)));
   }
 
-  std::int64_t NowMs() const {
-    if (options_.unix_time_ms) return options_.unix_time_ms();
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
+  std::int64_t NowMs() const { return UnixNowMs(options_.unix_time_ms); }
+
+  std::chrono::milliseconds WriteTimeout() const {
+    return options_.gpu_write_timeout.count() > 0 ? options_.gpu_write_timeout : options_.gpu_call_timeout;
+  }
+
+  // kUnavailable when GPU `id`'s `worker` has been inside one call for longer
+  // than `timeout`: a request is answered at once instead of queueing behind
+  // a hung driver call.
+  static std::optional<Error> Hung(std::size_t id, const SerialWorker& worker, std::chrono::milliseconds timeout,
+                                   std::string_view role) {
+    const auto busy = worker.busy_for();
+    if (busy <= timeout) return std::nullopt;
+    return Error(ErrorCode::kUnavailable,
+                 fmt::format("GPU {} has not answered a driver call ({}) for {:.1f} s; its driver may hang. Other GPUs "
+                             "still answer; retry later",
+                             id, role, Seconds(busy)));
   }
 
   HttpResponse Route(const HttpRequest& request, const Target& target, const std::optional<TokenClaims>& claims) {
@@ -386,23 +479,44 @@ class Daemon::Impl {
     if (!block) return ErrorAnswer(block.error());
     if (Status done = fields.Finish(); !done) return ErrorAnswer(done.error());
 
-    std::vector<std::pair<std::size_t, std::future<Status>>> results;
-    for (std::size_t id : *ids) {
-      auto promise = std::make_shared<std::promise<Status>>();
-      if (*block) results.emplace_back(id, promise->get_future());
-      const bool blocking = *block;
-      gpu_workers_[id]->Post([this, id, op, args, promise, blocking] {
-        Status status = options_.gpu_op_runner(gpus_->gpu(id), id, op, args);
-        if (!status && !blocking) {
-          std::fprintf(stderr, "zeusd: GPU %zu %s (non-blocking) failed: %s\n", id, std::string(GpuOpName(op)).c_str(),
-                       status.error().message().c_str());
-        }
-        promise->set_value(std::move(status));
-      });
-    }
+    // Everything is checked for every GPU before any is changed.
     std::map<std::size_t, Error> errors;
+    for (std::size_t id : *ids) {
+      const auto& constraints = gpu_info_[id].constraints;
+      if (op == GpuOp::kSetPowerLimit && constraints &&
+          (args.power_limit_mw < constraints->min_mw || args.power_limit_mw > constraints->max_mw)) {
+        errors.emplace(id, Error(ErrorCode::kInvalidArgument,
+                                 fmt::format("power_limit_mw {} is outside GPU {}'s range [{}, {}] mW; nothing was "
+                                             "changed",
+                                             args.power_limit_mw, id, constraints->min_mw, constraints->max_mw)));
+      } else if (auto hung = Hung(id, *gpu_workers_[id], WriteTimeout(), "a write")) {
+        errors.emplace(id, *hung);
+      }
+    }
+    if (!errors.empty()) return DeviceErrors(errors);
+
+    using Promise = std::promise<Status>;
+    std::vector<std::pair<std::size_t, std::future<Status>>> results;
+    {
+      // One global order: every GPU applies concurrent requests in the same order.
+      std::lock_guard<std::mutex> lock(post_mutex_);
+      for (std::size_t id : *ids) {
+        auto promise = std::make_shared<Promise>();
+        if (*block) results.emplace_back(id, promise->get_future());
+        device::Gpu* gpu = &gpus_->gpu(id);
+        gpu_workers_[id]->Post([runner = options_.gpu_op_runner, gpu, id, op, args, promise, blocking = *block] {
+          Status status = runner(*gpu, id, op, args);
+          if (!status && !blocking) {
+            std::fprintf(stderr, "zeusd: GPU %zu %s (non-blocking) failed: %s\n", id,
+                         std::string(GpuOpName(op)).c_str(), status.error().message().c_str());
+          }
+          promise->set_value(std::move(status));
+        });
+      }
+    }
+    const auto deadline = std::chrono::steady_clock::now() + WriteTimeout();
     for (auto& [id, future] : results) {
-      Status status = future.get();
+      Status status = AwaitGpu(future, deadline, id, WriteTimeout(), GpuOpName(op));
       if (!status) errors.emplace(id, status.error());
     }
     if (!errors.empty()) return DeviceErrors(errors);
@@ -418,30 +532,26 @@ class Daemon::Impl {
     json answer = json::object();
     std::map<std::size_t, Error> errors;
     const std::int64_t timestamp_ms = NowMs();
+    // The GPUs are read in parallel, each on its own reader thread.
+    std::vector<std::pair<std::size_t, std::future<Result<json>>>> pending;
     for (std::size_t id : *ids) {
-      device::Gpu& gpu = gpus_->gpu(id);
-      const std::string key = std::to_string(id);
-      if (path == "/gpu/get_power_limit") {
-        auto mw = gpu.PowerLimitMw();
-        if (!mw) { errors.emplace(id, mw.error()); continue; }
-        answer[key] = {{"power_limit_mw", *mw}};
-      } else if (path == "/gpu/get_power_limit_constraints") {
-        auto c = gpu.PowerLimitConstraintsMw();
-        if (!c) { errors.emplace(id, c.error()); continue; }
-        answer[key] = {{"min_power_limit_mw", c->min_mw}, {"max_power_limit_mw", c->max_mw}};
-      } else if (path == "/gpu/get_persistence_mode") {
-        auto enabled = gpu.PersistenceMode();
-        if (!enabled) { errors.emplace(id, enabled.error()); continue; }
-        answer[key] = {{"enabled", *enabled}};
-      } else if (path == "/gpu/get_cumulative_energy") {
-        auto mj = gpu.TotalEnergyMj();
-        if (!mj) { errors.emplace(id, mj.error()); continue; }
-        answer[key] = {{"energy_mj", *mj}};
-      } else {  // /gpu/get_power
-        auto mw = gpu.PowerUsageMw();
-        if (!mw) { errors.emplace(id, mw.error()); continue; }
-        answer[key] = *mw;
+      if (auto hung = Hung(id, *gpu_readers_[id], options_.gpu_call_timeout, path)) {
+        errors.emplace(id, *hung);
+        continue;
       }
+      auto promise = std::make_shared<std::promise<Result<json>>>();
+      pending.emplace_back(id, promise->get_future());
+      device::Gpu* gpu = &gpus_->gpu(id);
+      gpu_readers_[id]->Post([gpu, path, promise] { promise->set_value(ReadGpuValue(*gpu, path)); });
+    }
+    const auto deadline = std::chrono::steady_clock::now() + options_.gpu_call_timeout;
+    for (auto& [id, future] : pending) {
+      Result<json> value = AwaitGpu(future, deadline, id, options_.gpu_call_timeout, path);
+      if (!value) {
+        errors.emplace(id, value.error());
+        continue;
+      }
+      answer[std::to_string(id)] = std::move(*value);
     }
     if (!errors.empty()) return DeviceErrors(errors);
     if (path == "/gpu/get_power") return JsonAnswer(200, json{{"timestamp_ms", timestamp_ms}, {"power_mw", answer}});
@@ -453,8 +563,9 @@ class Daemon::Impl {
     double package_mj = 0;
     std::optional<double> dram_mj;
   };
-  Result<CpuReading> ReadCpu(std::size_t id) {
-    auto energy = cpus_->cpu(id).TotalEnergy();
+  Result<CpuReading> ReadCpu(std::size_t id) { return ReadCpuOf(cpus_, id); }
+  static Result<CpuReading> ReadCpuOf(const device::CpuSet* cpus, std::size_t id) {
+    auto energy = cpus->cpu(id).TotalEnergy();
     if (!energy) return Fail(energy.error());
     return CpuReading{energy->package_mj, energy->dram_mj};
   }
@@ -542,9 +653,10 @@ class Daemon::Impl {
       std::chrono::steady_clock::time_point last_sent;
     };
     auto state = std::make_shared<State>();
-    return [this, id, state](bool resumed) -> std::optional<std::string> {
+    // Captures no `this`: a poll stuck in a hung driver call may outlive the daemon.
+    return [gpus = gpus_, clock = options_.unix_time_ms, id, state](bool resumed) -> std::optional<std::string> {
       if (resumed) state->last_mw.reset();
-      auto mw = gpus_->gpu(id).PowerUsageMw();
+      auto mw = gpus->gpu(id).PowerUsageMw();
       if (!mw) {
         std::fprintf(stderr, "zeusd: reading GPU %zu's power: %s\n", id, mw.error().message().c_str());
         return std::nullopt;
@@ -553,7 +665,7 @@ class Daemon::Impl {
       if (state->last_mw == *mw && now - state->last_sent < std::chrono::seconds(1)) return std::nullopt;
       state->last_mw = *mw;
       state->last_sent = now;
-      return json{{"timestamp_ms", NowMs()}, {"gpu_id", id}, {"power_mw", *mw}}.dump();
+      return json{{"timestamp_ms", UnixNowMs(clock)}, {"gpu_id", id}, {"power_mw", *mw}}.dump();
     };
   }
 
@@ -568,12 +680,12 @@ class Daemon::Impl {
       std::chrono::steady_clock::time_point last_sent;
     };
     auto state = std::make_shared<State>();
-    return [this, id, state](bool resumed) -> std::optional<std::string> {
+    return [cpus = cpus_, clock = options_.unix_time_ms, id, state](bool resumed) -> std::optional<std::string> {
       if (resumed) {
         state->last.reset();
         state->last_sent_mw.reset();
       }
-      auto reading = ReadCpu(id);
+      auto reading = ReadCpuOf(cpus, id);
       const auto now = std::chrono::steady_clock::now();
       if (!reading) {
         std::fprintf(stderr, "zeusd: reading CPU %zu's energy: %s\n", id, reading.error().message().c_str());
@@ -592,7 +704,7 @@ class Daemon::Impl {
       if (state->last_sent_mw == values && now - state->last_sent < std::chrono::seconds(1)) return std::nullopt;
       state->last_sent_mw = values;
       state->last_sent = now;
-      json event = {{"timestamp_ms", NowMs()}, {"cpu_id", id}, {"cpu_mw", cpu_mw}, {"dram_mw", nullptr}};
+      json event = {{"timestamp_ms", UnixNowMs(clock)}, {"cpu_id", id}, {"cpu_mw", cpu_mw}, {"dram_mw", nullptr}};
       if (dram_mw) event["dram_mw"] = *dram_mw;
       return event.dump();
     };
@@ -603,7 +715,11 @@ class Daemon::Impl {
   const device::CpuSet* cpus_;
   bool enabled_[std::size(kAllApiGroups)] = {};
   std::vector<GpuInfo> gpu_info_;
-  std::vector<std::unique_ptr<SerialWorker>> gpu_workers_;
+  std::vector<std::unique_ptr<SerialWorker>> gpu_workers_;  // writes, one GPU each
+  std::vector<std::unique_ptr<SerialWorker>> gpu_readers_;  // reads, one GPU each
+  std::mutex post_mutex_;  // writes of one request are queued on their GPUs together
+  bool stopped_ = false;
+  bool clean_ = true;
   std::vector<std::shared_ptr<Poller>> gpu_pollers_;
   std::vector<std::shared_ptr<Poller>> cpu_pollers_;
   std::unique_ptr<exporter::Collector> collector_;  // set when the metrics group is enabled and it started
@@ -615,6 +731,7 @@ Daemon::Daemon(DaemonOptions options, const device::GpuSet* gpus, const device::
 Daemon::~Daemon() = default;
 
 http::HttpResponse Daemon::Handle(const http::HttpRequest& request) { return impl_->Handle(request); }
+bool Daemon::StopDeviceThreads(std::chrono::milliseconds deadline) { return impl_->StopDeviceThreads(deadline); }
 std::vector<std::uint64_t> Daemon::GpuPollCounts() const { return impl_->GpuPollCounts(); }
 std::vector<std::uint64_t> Daemon::CpuPollCounts() const { return impl_->CpuPollCounts(); }
 

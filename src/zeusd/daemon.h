@@ -16,19 +16,37 @@
 // not-supported), 401 (no or bad token, with WWW-Authenticate), 403 (a token
 // without the scope, or the driver's no-permission), 404 (a disabled API
 // group whatever the token, an unknown route), 405 (wrong method), 500
-// (another driver error, a failed override command). Failures of several
-// devices are {"errors": {"<id>": "<message>"}} with the worst status.
+// (another driver error, a failed override command), 503 (a GPU that did not
+// answer within its deadline). Failures of several devices are
+// {"errors": {"<id>": "<message>"}} with the worst status.
+//
+// A hung driver costs only its GPU. Every driver call runs on a thread of
+// that GPU (one for reads, one for writes, one poller for its stream) and a
+// request waits for it at most gpu_call_timeout (writes: gpu_write_timeout).
+// A GPU whose reader or writer is still inside a call past that deadline is
+// answered 503 at once, without queueing more calls behind the hung one;
+// other GPUs, /discover, /time, the CPUs and tokens are unaffected, as long
+// as the HTTP server has a worker free (each waits at most the deadline).
+//
+// Writes: each GPU applies the writes of all requests one at a time, in one
+// global arrival order (a request's writes are queued on its GPUs under one
+// lock), so concurrent requests that set several GPUs leave them all at the
+// values of the same, last request. A set is validated for every GPU named
+// (ids, power limit within each GPU's constraints as read at start-up)
+// before any GPU is changed, but it is not atomic: when the driver fails on
+// one GPU the others keep their new values, and the answer names each
+// failure (zeusd's API has no rollback). A blocking request waits for its
+// GPUs' results; a non-blocking one is answered once queued.
 //
 // Thread-safety: Handle may be called concurrently (from the HTTP server's
-// worker threads). Writes to one GPU run one at a time, in arrival order, on
-// that GPU's own thread; a blocking request waits for its GPUs' results, a
-// non-blocking one is answered once queued.
+// worker threads).
 
 #ifndef ZEUS_SRC_ZEUSD_DAEMON_H_
 #define ZEUS_SRC_ZEUSD_DAEMON_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -64,6 +82,12 @@ struct DaemonOptions {
   // The Collector behind /metrics, made (and sampling) only when the metrics
   // group is enabled. A null log writes "zeusd: metrics: ..." to stderr.
   exporter::CollectorOptions metrics;
+  // How long a request waits for one GPU's driver call (reads); also the
+  // deadline for the device threads to stop at shutdown.
+  std::chrono::milliseconds gpu_call_timeout{5000};
+  // How long a blocking write waits for its GPU; zero: gpu_call_timeout.
+  // zeusd sets it above the longest command override.
+  std::chrono::milliseconds gpu_write_timeout{0};
 };
 
 class Daemon {
@@ -73,12 +97,20 @@ class Daemon {
   // With the metrics group, starts the Collector; if that fails the error is
   // logged and /metrics answers it with 500.
   Daemon(DaemonOptions options, const device::GpuSet* gpus, const device::CpuSet* cpus);
-  // Finishes the queued GPU writes, stops the pollers.
+  // StopDeviceThreads(gpu_call_timeout) unless it was called already.
   ~Daemon();
   Daemon(const Daemon&) = delete;
   Daemon& operator=(const Daemon&) = delete;
 
   http::HttpResponse Handle(const http::HttpRequest& request);
+
+  // Finishes the queued GPU writes and stops the device threads and the
+  // metrics collector, waiting at most `deadline` for each. False: a driver
+  // call is still hung; its thread is left running (the daemon's state is
+  // then never freed, since that call still uses it), and a process should
+  // exit without running destructors that tear down the devices under it
+  // (zeusd calls _exit). Call once, after the HTTP server has stopped.
+  bool StopDeviceThreads(std::chrono::milliseconds deadline);
 
   // Power polls made so far by the GPU and CPU pollers, per device: what a
   // test of demand-driven polling watches.
@@ -91,7 +123,8 @@ class Daemon {
 };
 
 // The HTTP status for a device error: 400 invalid argument, not supported or
-// not found; 403 permission denied; 500 otherwise.
+// not found; 403 permission denied; 503 timeout or unavailable; 500
+// otherwise.
 int HttpStatusForError(const Error& error);
 
 // "00000000:1A:00.0" -> "0000:1a:00.0" (zeusd's dddd:bb:dd.0, function 0);

@@ -148,22 +148,82 @@ TEST_F(DaemonTest, SetPowerLimitBlockingAndReads) {
 
 TEST_F(DaemonTest, DriverErrorsMapToStatusesPerDevice) {
   Start();
-  auto out_of_range = Post("/gpu/set_power_limit?gpu_ids=0&power_limit_mw=5&block=true");
-  EXPECT_EQ(out_of_range.status, 400);
-  EXPECT_THAT(json::parse(out_of_range.body)["errors"]["0"].get<std::string>(), HasSubstr("out of range"));
   gpu1_->FailWith("SetPowerLimitMw", Error(ErrorCode::kPermissionDenied, "no permission"));
   auto denied = Post("/gpu/set_power_limit?gpu_ids=1&power_limit_mw=150000&block=true");
   EXPECT_EQ(denied.status, 403);
+  gpu0_->FailWith("SetPowerLimitMw", Error(ErrorCode::kInvalidArgument, "the driver says no"));
   gpu1_->FailWith("SetPowerLimitMw", Error(ErrorCode::kInternal, "boom"));
-  auto worst = Post("/gpu/set_power_limit?gpu_ids=0,1&power_limit_mw=5&block=true");
+  auto worst = Post("/gpu/set_power_limit?gpu_ids=0,1&power_limit_mw=150000&block=true");
   EXPECT_EQ(worst.status, 500);
   EXPECT_EQ(json::parse(worst.body)["errors"].size(), 2u);
-  // Non-blocking: queued is success; failures are only logged.
-  EXPECT_EQ(Post("/gpu/set_power_limit?gpu_ids=0&power_limit_mw=5&block=false").status, 200);
+  // Non-blocking: queued is success; the driver's failures are only logged.
+  EXPECT_EQ(Post("/gpu/set_power_limit?gpu_ids=1&power_limit_mw=150000&block=false").status, 200);
   auto energy = Get("/gpu/get_cumulative_energy");
   EXPECT_EQ(energy.status, 400);
   EXPECT_THAT(energy.body, HasSubstr("\"1\""));
   EXPECT_EQ(Get("/gpu/get_cumulative_energy?gpu_ids=0").status, 200);
+}
+
+// Issue 20: a set that could not apply to every GPU changed the first ones.
+TEST_F(DaemonTest, ASetOutsideAGpusRangeChangesNoGpu) {
+  Start();
+  for (const char* block : {"true", "false"}) {
+    auto out_of_range = Post(fmt::format("/gpu/set_power_limit?gpu_ids=0,1&power_limit_mw=5&block={}", block));
+    EXPECT_EQ(out_of_range.status, 400);
+    EXPECT_THAT(json::parse(out_of_range.body)["errors"]["1"].get<std::string>(),
+                HasSubstr("outside GPU 1's range [100000, 250000] mW; nothing was changed"));
+  }
+  EXPECT_TRUE(gpu0_->power_limit_calls().empty());
+  EXPECT_TRUE(gpu1_->power_limit_calls().empty());
+}
+
+// Issue 20: concurrent requests that set both GPUs left them at different
+// limits. Every GPU now applies them in one order. (Probabilistic without
+// the fix: the posting threads must interleave.)
+TEST_F(DaemonTest, ConcurrentSetsOfSeveralGpusApplyInOneOrder) {
+  Start();
+  std::vector<std::thread> clients;
+  for (std::uint32_t w = 101; w <= 164; ++w) {
+    clients.emplace_back([this, w] {
+      EXPECT_EQ(Post(fmt::format("/gpu/set_power_limit?gpu_ids=0,1&power_limit_mw={}&block=true", w * 1000)).status,
+                200);
+    });
+  }
+  for (auto& client : clients) client.join();
+  ASSERT_EQ(gpu0_->power_limit_calls().size(), 64u);
+  EXPECT_EQ(gpu0_->power_limit_calls(), gpu1_->power_limit_calls());
+}
+
+// Issue 20: one hung driver call wedged every route once the HTTP workers
+// were all waiting on it, and shutdown waited for ever.
+TEST_F(DaemonTest, AHungGpuCostsOnlyThatGpu) {
+  DaemonOptions options;
+  options.gpu_call_timeout = std::chrono::milliseconds(300);
+  Start(options);
+  gpu1_->HangOn("PowerUsageMw");
+  std::thread first([this] {
+    auto hung = Get("/gpu/get_power?gpu_ids=1");
+    EXPECT_EQ(hung.status, 503);
+    EXPECT_THAT(hung.body, HasSubstr("GPU 1 did not answer /gpu/get_power within 300 ms"));
+  });
+  ASSERT_TRUE(zeus::testing::WaitUntil([&] { return gpu1_->hung_calls() == 1; }));
+  // While that request waits: other GPUs, routes and the CPUs answer.
+  EXPECT_EQ(Get("/gpu/get_power?gpu_ids=0").status, 200);
+  EXPECT_EQ(Get("/discover").status, 200);
+  EXPECT_EQ(Get("/cpu/get_cumulative_energy?cpu=true&dram=true").status, 200);
+  EXPECT_EQ(Post("/gpu/set_power_limit?gpu_ids=0&power_limit_mw=150000&block=true").status, 200);
+  first.join();
+  // Past the deadline, the hung GPU is answered at once, for any read, and a
+  // set that names it along with another GPU is answered 503 per GPU.
+  auto again = Get("/gpu/get_power_limit?gpu_ids=0,1");
+  EXPECT_EQ(again.status, 503);
+  EXPECT_THAT(json::parse(again.body)["errors"]["1"].get<std::string>(), HasSubstr("has not answered a driver call"));
+  EXPECT_EQ(json::parse(again.body)["errors"].size(), 1u);
+  // Shutdown completes, leaving the hung call behind.
+  EXPECT_FALSE(daemon_->StopDeviceThreads(std::chrono::milliseconds(100)));
+  daemon_.reset();
+  gpu1_->ReleaseHangs();
+  (void)gpu1_->PowerLimitMw();  // returns once the released call has let go of the GPU
 }
 
 TEST_F(DaemonTest, WritesToOneGpuRunInArrivalOrder) {

@@ -23,6 +23,21 @@ void Poller::Stop() {
   if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
 }
 
+bool Poller::StopWithin(std::chrono::milliseconds deadline) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  stopping_ = true;
+  changed_.notify_all();
+  if (!thread_.joinable()) return true;
+  if (!ended_.wait_for(lock, deadline, [this] { return done_; })) {
+    keepalive_ = shared_from_this();
+    thread_.detach();
+    return false;
+  }
+  lock.unlock();
+  thread_.join();
+  return true;
+}
+
 std::uint64_t Poller::polls() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return polls_;
@@ -48,7 +63,16 @@ void Poller::Remove(Subscription* subscription) {
 
 void Poller::Main() {
   pthread_setname_np(pthread_self(), thread_name_.substr(0, 15).c_str());
+  std::shared_ptr<Poller> keepalive;  // released last, after the lock
   std::unique_lock<std::mutex> lock(mutex_);
+  Loop(lock);
+  done_ = true;
+  ended_.notify_all();
+  keepalive = std::move(keepalive_);
+  lock.unlock();
+}
+
+void Poller::Loop(std::unique_lock<std::mutex>& lock) {
   for (;;) {
     if (subscribers_.empty()) ++idles_;
     changed_.wait(lock, [this] { return stopping_ || !subscribers_.empty(); });

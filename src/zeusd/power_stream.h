@@ -46,6 +46,12 @@ class Poller : public std::enable_shared_from_this<Poller> {
 
   // Ends the thread; later subscriptions get nothing. Idempotent.
   void Stop();
+  // Stop, waiting at most `deadline` for the thread. True: it ended. False: a
+  // poll still runs (a hung driver call); the thread is detached and keeps
+  // this Poller alive until that poll returns, then ends. What the poll
+  // function uses must stay valid as long as it runs. Call on a Poller owned
+  // by a shared_ptr.
+  bool StopWithin(std::chrono::milliseconds deadline);
   // Polls made so far.
   std::uint64_t polls() const;
   // Times the thread has gone idle (no subscriber) so far, the start included.
@@ -56,6 +62,7 @@ class Poller : public std::enable_shared_from_this<Poller> {
   void Add(Subscription* subscription);
   void Remove(Subscription* subscription);
   void Main();
+  void Loop(std::unique_lock<std::mutex>& lock);
 
   const std::string thread_name_;
   const std::chrono::microseconds period_;
@@ -64,6 +71,9 @@ class Poller : public std::enable_shared_from_this<Poller> {
   std::condition_variable changed_;          // a subscriber came or went, or Stop()
   std::vector<Subscription*> subscribers_;   // guarded by mutex_
   bool stopping_ = false;                    // guarded by mutex_
+  bool done_ = false;                        // guarded by mutex_: Main is returning
+  std::condition_variable ended_;            // done_ became true
+  std::shared_ptr<Poller> keepalive_;        // guarded by mutex_: set when abandoned
   std::uint64_t polls_ = 0;                  // guarded by mutex_
   std::uint64_t idles_ = 0;                  // guarded by mutex_
   std::thread thread_;

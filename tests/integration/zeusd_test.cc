@@ -13,11 +13,13 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -220,6 +222,46 @@ TEST_F(ZeusdTest, SocketAppearsAtItsPathOnlyWithItsModeWhateverTheUmask) {
   for (const auto& entry : std::filesystem::directory_iterator(dir_.path())) {
     EXPECT_FALSE(entry.path().filename().string().starts_with(".zeusd-")) << "staging left: " << entry.path();
   }
+}
+
+// Issue 20: with as many requests for a GPU whose driver hangs as HTTP
+// workers, every route timed out, and SIGTERM did not stop the daemon.
+TEST_F(ZeusdTest, AHungGpuCostsOnlyThatGpuAndShutdownCompletes) {
+  json scenario = json::parse(std::ifstream(scenario_));
+  scenario["faults"] = {{{"function", "nvmlDeviceGetPowerUsage"}, {"gpu", 1}, {"hang", true}}};
+  dir_.Write("scenario.json", scenario.dump());
+  auto daemon = Start({"--num-workers", "2", "--gpu-timeout-ms", "1500"}, "gpu-read");
+  std::atomic<int> finished{0};
+  std::vector<std::thread> hung;
+  for (int i = 0; i < 2; ++i) {
+    hung.emplace_back([&] {
+      auto answer = Client()->Send("GET", "/gpu/get_power?gpu_ids=1");
+      EXPECT_TRUE(answer.has_value() && answer->status == 503) << (answer ? answer->body : answer.error().message());
+      ++finished;
+    });
+  }
+  // For as long as those wait, the rest of the API answers.
+  int answered = 0;
+  while (finished < 2) {
+    auto discover = Client()->Send("GET", "/discover");
+    ASSERT_TRUE(discover.has_value()) << discover.error().message();
+    EXPECT_EQ(discover->status, 200);
+    auto power = Client()->Send("GET", "/gpu/get_power?gpu_ids=0");
+    ASSERT_TRUE(power.has_value()) << power.error().message();
+    EXPECT_EQ(power->status, 200) << power->body;
+    ++answered;
+  }
+  for (auto& thread : hung) thread.join();
+  EXPECT_GT(answered, 0);
+  auto again = Client()->Send("GET", "/gpu/get_power?gpu_ids=1");
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->status, 503);
+  EXPECT_THAT(again->body, HasSubstr("has not answered a driver call"));
+
+  daemon->Signal(SIGTERM);
+  EXPECT_TRUE(testing::WaitUntil([&] { return !daemon->Running(); })) << Log();
+  EXPECT_EQ(daemon->Wait(), 0) << Log();
+  EXPECT_THAT(Log(), HasSubstr("exiting with a driver call still hung"));
 }
 
 TEST_F(ZeusdTest, NonSocketFileIsLeftAlone) {
