@@ -2,6 +2,8 @@
 
 #include "bso/arm_statistics.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "zeus/optimizer/cost.h"
@@ -11,7 +13,23 @@ namespace {
 
 SqlValue I(std::int64_t v) { return SqlValue(v); }
 
+// The last guard of the file comment in arm_statistics.h.
+Status CheckArmFinite(const std::string& job_id, const StoredArm& arm) {
+  const optimizer::ArmPosterior& p = arm.posterior;
+  const optimizer::RewardMoments& m = arm.moments;
+  if (std::isfinite(p.mean) && p.precision >= 0 && std::isfinite(m.mean) && std::isfinite(m.m2) && m.m2 >= 0) {
+    return OkStatus();
+  }
+  return Fail(ErrorCode::kFailedPrecondition,
+              fmt::format("arm {} of job {}: its rewards and the job's prior give non-finite statistics (posterior "
+                          "mean {}, precision {}; reward mean {}, m2 {} over {} rewards), which are not stored; only "
+                          "a job stored before time, energy, max_power and the prior were bounded can do this: "
+                          "DELETE /jobs?job_id={} and register it again",
+                          p.arm, job_id, p.mean, p.precision, m.mean, m.m2, m.count, job_id));
+}
+
 Status WriteArm(SqlConnection& c, const std::string& job_id, const StoredArm& arm, bool insert) {
+  if (Status finite = CheckArmFinite(job_id, arm); !finite) return finite;
   const std::vector<SqlValue> params = {job_id,
                                         I(arm.posterior.arm),
                                         arm.posterior.mean,
@@ -30,6 +48,15 @@ Status WriteArm(SqlConnection& c, const std::string& job_id, const StoredArm& ar
 }
 
 }  // namespace
+
+Status CheckTrialCost(double cost) {
+  if (cost == 0 || (cost >= kMinNonZeroTrialCost && cost <= kMaxTrialCost)) return OkStatus();
+  return Fail(ErrorCode::kInvalidArgument,
+              fmt::format("the run's cost eta_knob*energy + (1-eta_knob)*max_power*time is {} J, outside what the "
+                          "service can fit (0, or {:g} to {:g} J); report time in seconds and energy in joules "
+                          "since training began",
+                          cost, kMinNonZeroTrialCost, kMaxTrialCost));
+}
 
 Result<std::vector<double>> ReadArmRewards(SqlConnection& c, const ArmJob& job, int batch_size, std::int64_t limit) {
   const std::vector<SqlValue> params = {job.job_id, I(batch_size)};
@@ -126,6 +153,10 @@ Status BackfillArmStatistics(SqlConnection& c) {
     job.bandit.prior_precision = *prior_precision;
     job.bandit.num_explorations = static_cast<int>(*explorations);
     if (Status s = RefitArm(c, job, static_cast<int>(*batch_size), /*insert=*/false); !s) {
+      // A non-finite fit (a job stored before reports were bounded) leaves
+      // that arm's row as it was, and its job's next report says so; the
+      // server still starts.
+      if (s.error().code() == ErrorCode::kFailedPrecondition) continue;
       return Fail(s.error().WithContext(fmt::format("refitting arm {} of job {}", *batch_size, *job_id)));
     }
   }

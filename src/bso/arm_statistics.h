@@ -29,6 +29,17 @@
 // the service bit-identical to the simulator's GaussianTs. Its cost is O(W),
 // independent of the history's length.
 //
+// No accepted report can make an arm's statistics non-finite (a NaN mean
+// broke a job for ever: SQLite stores NaN as NULL). A stored cost is 0 or in
+// [kMinNonZeroTrialCost, kMaxTrialCost] (CheckTrialCost, before anything is
+// written), and a job's prior is bounded (models.cc); with at most 2^31
+// rewards of one sign, every sum, square and 1/variance of FitArm, AddReward
+// and FitArmsPooled then stays within about 1e160 (a non-zero variance is at
+// least about 1e-120). As a last guard, WriteArm refuses to store a
+// non-finite posterior mean, a NaN or negative precision (+inf is the
+// zero-variance fit) or non-finite moments: kFailedPrecondition, and the
+// caller's transaction rolls back, leaving the job as it was.
+//
 // Internal to the service; not thread-safe by itself (the caller's
 // transaction serialises the job).
 
@@ -59,6 +70,14 @@ struct StoredArm {
   optimizer::RewardMoments moments;
 };
 
+// The costs (J) a trial may store besides 0; see the file comment.
+inline constexpr double kMinNonZeroTrialCost = 1e-30;
+inline constexpr double kMaxTrialCost = 1e30;
+
+// OK when `cost` is 0 or within [kMinNonZeroTrialCost, kMaxTrialCost];
+// otherwise kInvalidArgument naming the cost, the range and what to check.
+Status CheckTrialCost(double cost);
+
 // Rewards of the arm's newest succeeded trials, oldest first: at most
 // `limit` of them (0: all).
 Result<std::vector<double>> ReadArmRewards(SqlConnection& c, const ArmJob& job, int batch_size, std::int64_t limit);
@@ -69,11 +88,14 @@ Result<std::optional<StoredArm>> LoadArm(SqlConnection& c, const std::string& jo
 // Fits the arm from its trials (every succeeded one, or the newest
 // window_size) and inserts (insert) or updates its row. O(n) for an arm of n
 // rewards without a window: for building the bandit and migrations.
+// kFailedPrecondition, nothing written, when the fit is not finite (only a
+// job stored before reports and priors were bounded can do that).
 Status RefitArm(SqlConnection& c, const ArmJob& job, int batch_size, bool insert);
 
 // After a trial of `batch_size` with reward `reward` was stored as succeeded
 // in this transaction: updates its arm under the rule of the file comment.
-// Nothing when the batch size is not an arm.
+// Nothing when the batch size is not an arm. kFailedPrecondition, nothing
+// written, when the new statistics are not finite.
 Status ObserveArmReward(SqlConnection& c, const ArmJob& job, int batch_size, double reward);
 
 // Refits every arm of every job from its trials (schema migration 3, which

@@ -19,6 +19,16 @@ using nlohmann::json;
 constexpr std::size_t kMaxIdLength = 300;
 constexpr std::size_t kMaxBatchSizes = 1000;
 
+// What a report may carry (README, "zeus bso-server"): far beyond any real
+// run (1e12 s is 31,700 years; 1e18 J is 280 TWh), and small enough that a
+// cost and its arm's statistics stay finite (bso/arm_statistics.h).
+constexpr double kMaxReportTimeS = 1e12;
+constexpr double kMaxReportEnergyJ = 1e18;
+// What a job may set, for the same reason: a job's GPUs draw at most 1 TW,
+// and its prior is within the range of rewards (-cost) and their precisions.
+constexpr double kMaxJobMaxPowerW = 1e12;
+constexpr double kMaxPriorMagnitude = 1e30;
+
 // Reads fields of one JSON object, collecting every problem.
 class Reader {
  public:
@@ -149,13 +159,21 @@ void CheckJobSpec(JobSpec& spec, std::vector<FieldError>& errors) {
   if (spec.max_epochs <= 0) error("max_epochs", "max_epochs must be positive");
   if (spec.num_pruning_rounds < 1) error("num_pruning_rounds", "num_pruning_rounds must be at least 1");
   if (spec.window_size < 0) error("window_size", "window_size must be >= 0 (0 keeps every observation)");
-  if (!std::isfinite(spec.mab_prior_mean)) error("mab_prior_mean", "must be finite");
-  if (!(spec.mab_prior_precision >= 0.0 && std::isfinite(spec.mab_prior_precision))) {
-    error("mab_prior_precision", "mab_prior_precision must be >= 0");
+  if (!(std::abs(spec.mab_prior_mean) <= kMaxPriorMagnitude)) {  // NaN fails too
+    error("mab_prior_mean", fmt::format("mab_prior_mean must be finite, between {:g} and {:g} (got {})",
+                                        -kMaxPriorMagnitude, kMaxPriorMagnitude, spec.mab_prior_mean));
+  }
+  if (!(spec.mab_prior_precision >= 0.0 && spec.mab_prior_precision <= kMaxPriorMagnitude)) {
+    error("mab_prior_precision", fmt::format("mab_prior_precision must be >= 0 and at most {:g} (got {})",
+                                             kMaxPriorMagnitude, spec.mab_prior_precision));
   }
   if (spec.mab_num_explorations < 0) error("mab_num_explorations", "mab_num_explorations must be >= 0");
   if (spec.mab_seed && *spec.mab_seed < 0) error("mab_seed", "mab_seed must be >= 0");
-  if (!(spec.max_power > 0.0 && std::isfinite(spec.max_power))) error("max_power", "max_power must be positive");
+  if (!(spec.max_power > 0.0 && spec.max_power <= kMaxJobMaxPowerW)) {
+    error("max_power", fmt::format("max_power must be positive and at most {:g} W, the summed power limit of the "
+                                   "job's GPUs (got {})",
+                                   kMaxJobMaxPowerW, spec.max_power));
+  }
   if (spec.number_of_gpus <= 0) error("number_of_gpus", "number_of_gpus must be positive");
   if (Result<optimizer::BatchSizePolicy> p = optimizer::ParseBatchSizePolicy(spec.policy); !p) {
     error("policy", p.error().message());
@@ -296,11 +314,17 @@ Parsed<TrainingResult> ParseTrainingResult(std::string_view text) {
   if (auto v = r.Integer<int>("trial_number", true)) t.trial_number = *v;
   if (auto v = r.Number("time", true)) {
     t.time = *v;
-    if (!(std::isfinite(t.time) && t.time >= 0)) r.Error("time", "time must be finite and >= 0 (seconds)");
+    if (!(t.time >= 0 && t.time <= kMaxReportTimeS)) {  // NaN fails too
+      r.Error("time", fmt::format("time must be finite and >= 0, at most {:g} seconds since training began (got {})",
+                                  kMaxReportTimeS, t.time));
+    }
   }
   if (auto v = r.Number("energy", true)) {
     t.energy = *v;
-    if (!(std::isfinite(t.energy) && t.energy >= 0)) r.Error("energy", "energy must be finite and >= 0 (joules)");
+    if (!(t.energy >= 0 && t.energy <= kMaxReportEnergyJ)) {
+      r.Error("energy", fmt::format("energy must be finite and >= 0, at most {:g} joules since training began (got {})",
+                                    kMaxReportEnergyJ, t.energy));
+    }
   }
   if (auto v = r.Number("metric", true)) {
     t.metric = *v;

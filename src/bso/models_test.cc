@@ -3,6 +3,7 @@
 #include "zeus/bso/models.h"
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -102,6 +103,49 @@ TEST(ModelsTest, IntegersMustBeIntegral) {
   EXPECT_FALSE(ParseJobSpec(std::string(kBase) + "32.5}"));
   EXPECT_FALSE(ParseJobSpec(std::string(kBase) + "1e20}"));
   EXPECT_FALSE(ParseJobSpec(std::string(kBase) + "true}"));
+}
+
+// Issue 20: time and energy are bounded (1e12 s, 1e18 J), and the message
+// names the field, the value and the range.
+TEST(ModelsTest, ReportTimeAndEnergyAreBounded) {
+  auto report = [](std::string time, std::string energy) {
+    return ParseTrainingResult(R"({"job_id": "p-1", "batch_size": 16, "trial_number": 1, "metric": 1,
+                                   "current_epoch": 1, "time": )" +
+                               time + R"(, "energy": )" + energy + "}");
+  };
+  EXPECT_TRUE(report("1e12", "1e18"));
+  EXPECT_TRUE(report("0", "0"));
+  for (const auto& [time, energy, field, message] : std::vector<std::tuple<std::string, std::string, std::string,
+                                                                          std::string>>{
+           {"1e308", "1", "time", "at most 1e+12 seconds since training began (got 1e+308)"},
+           {"1.0000000000000002e12", "1", "time", "(got 1000000000000.0002)"},
+           {"-1e-300", "1", "time", "time must be finite and >= 0"},
+           {"1", "1e19", "energy", "energy must be finite and >= 0, at most 1e+18 joules since training began "
+                                   "(got 1e+19)"},
+           {"1", "-0.5", "energy", "(got -0.5)"}}) {
+    Parsed<TrainingResult> r = report(time, energy);
+    ASSERT_FALSE(r) << time << " s, " << energy << " J";
+    ASSERT_EQ(r.error().errors.size(), 1u);
+    EXPECT_EQ(r.error().errors[0].loc, (std::vector<std::string>{"body", field}));
+    EXPECT_THAT(r.error().errors[0].msg, ::testing::HasSubstr(message));
+  }
+}
+
+// And so are what a job's arms are computed from (max_power, the prior).
+TEST(ModelsTest, MaxPowerAndThePriorAreBounded) {
+  const std::string base = R"({"job_id_prefix": "p", "batch_sizes": [32], "default_batch_size": 32,
+                              "number_of_gpus": 1, "gpu_model": "V100", )";
+  EXPECT_TRUE(ParseJobSpec(base + R"("max_power": 1e12, "mab_prior_mean": -1e30, "mab_prior_precision": 1e30})"));
+  for (const auto& [fields, message] : std::vector<std::pair<std::string, std::string>>{
+           {R"("max_power": 1e300)", "max_power: max_power must be positive and at most 1e+12 W"},
+           {R"("max_power": 250, "mab_prior_mean": 2e30)",
+            "mab_prior_mean: mab_prior_mean must be finite, between -1e+30 and 1e+30 (got 2e+30)"},
+           {R"("max_power": 250, "mab_prior_precision": 1e200)",
+            "mab_prior_precision: mab_prior_precision must be >= 0 and at most 1e+30 (got 1e+200)"}}) {
+    Parsed<JobSpec> spec = ParseJobSpec(base + fields + "}");
+    ASSERT_FALSE(spec) << fields;
+    EXPECT_THAT(spec.error().Summary(), ::testing::HasSubstr(message));
+  }
 }
 
 }  // namespace

@@ -44,8 +44,11 @@ std::string PercentDecode(std::string_view in) {
   return out;
 }
 
-// A GET route also answers HEAD (the HTTP layer drops the body).
-bool IsGet(std::string_view method) { return method == "GET" || method == "HEAD"; }
+// HEAD is answered (as GET, the HTTP layer dropping the body) only where GET
+// has no side effects: /healthz. GET /jobs/batch_size creates a trial, so a
+// HEAD there (a link checker, a proxy's probe) gets 405 with `Allow: GET`, as
+// the original FastAPI server answers HEAD on its GET-only routes.
+bool IsSafeGet(std::string_view method) { return method == "GET" || method == "HEAD"; }
 
 HttpResponse MethodNotAllowed(std::string_view method, std::string_view path, std::string_view allow) {
   HttpResponse r = Json(405, MessageJson(fmt::format("Method Not Allowed: {} {}; allowed: {}", method, path, allow)));
@@ -75,14 +78,14 @@ HttpResponse Route(BsoService& service, const HttpRequest& request) {
     return MethodNotAllowed(method, path, "POST, DELETE");
   }
   if (path == "/jobs/batch_size") {
-    if (IsGet(method)) {
+    if (method == "GET") {
       std::optional<std::string> job_id = QueryParam(target, "job_id");
       if (!job_id) return MissingQuery("job_id");
       Result<TrialId> r = service.NextBatchSize(*job_id);
       if (!r) return ErrorResponse(r.error());
       return Json(200, ToJson(*r));
     }
-    return MethodNotAllowed(method, path, "GET, HEAD");
+    return MethodNotAllowed(method, path, "GET");
   }
   if (path == "/report") {
     if (method == "POST") {
@@ -104,7 +107,7 @@ HttpResponse Route(BsoService& service, const HttpRequest& request) {
     return MethodNotAllowed(method, path, "PATCH");
   }
   if (path == "/healthz") {
-    if (IsGet(method)) {
+    if (IsSafeGet(method)) {
       if (Status s = service.Health(); !s) {
         return Json(503, MessageJson(fmt::format("database unavailable: {}", s.error().message())));
       }
@@ -121,17 +124,19 @@ std::optional<std::string> QueryParam(std::string_view target, std::string_view 
   const std::size_t q = target.find('?');
   if (q == std::string_view::npos) return std::nullopt;
   std::string_view query = target.substr(q + 1);
+  std::optional<std::string> value;
   while (!query.empty()) {
     const std::size_t amp = query.find('&');
     const std::string_view pair = query.substr(0, amp);
     const std::size_t eq = pair.find('=');
     if (PercentDecode(pair.substr(0, eq)) == name) {
-      return eq == std::string_view::npos ? std::string() : PercentDecode(pair.substr(eq + 1));
+      // Not returned yet: a later occurrence wins, as in the original server.
+      value = eq == std::string_view::npos ? std::string() : PercentDecode(pair.substr(eq + 1));
     }
     if (amp == std::string_view::npos) break;
     query.remove_prefix(amp + 1);
   }
-  return std::nullopt;
+  return value;
 }
 
 HttpResponse HandleBsoRequest(BsoService& service, const HttpRequest& request) {

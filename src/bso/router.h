@@ -5,7 +5,12 @@
 //
 //   request body or query fails validation -> 422 {"detail": [...], "message"}
 //   service error                          -> HttpStatusFor(code) {"message"}
-//   unknown path 404, known path with another method 405
+//   unknown path 404, known path with another method 405 with an Allow header
+//
+// No HEAD has side effects: HEAD is answered as GET (without the body) only
+// on GET /healthz; on GET /jobs/batch_size, which creates a trial, it gets
+// 405 with `Allow: GET`, as the original (FastAPI) server answers HEAD on a
+// GET-only route.
 //
 // Never throws.
 
@@ -33,7 +38,8 @@ using http::HttpServerOptions;
 HttpResponse HandleBsoRequest(BsoService& service, const HttpRequest& request);
 
 // The value of `name` in the target's query string, percent-decoded
-// ('+' is a space); nullopt when absent.
+// ('+' is a space); nullopt when absent. When `name` occurs more than once
+// the last occurrence wins, as in the original (Starlette's QueryParams).
 std::optional<std::string> QueryParam(std::string_view target, std::string_view name);
 
 }  // namespace zeus::bso

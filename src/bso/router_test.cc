@@ -78,6 +78,21 @@ TEST_F(RouterTest, QueryParametersArePercentDecoded) {
   EXPECT_EQ(QueryParam("/x?job_id=%zz", "job_id"), "%zz");
 }
 
+// Issue 20: the last of duplicated parameters wins, as in the original server.
+TEST_F(RouterTest, TheLastOfDuplicatedQueryParametersWins) {
+  EXPECT_EQ(QueryParam("/x?job_id=a&job_id=b", "job_id"), "b");
+  EXPECT_EQ(QueryParam("/x?job_id=a&other=1&job_id=", "job_id"), "");
+  EXPECT_EQ(QueryParam("/x?job_id=a&job_id", "job_id"), "");
+  EXPECT_EQ(QueryParam("/x?job%5Fid=a&job_id=b&job%5fid=c", "job_id"), "c");
+  ASSERT_EQ(Send("POST", "/jobs", kJob).status, 201);
+  HttpResponse trial = Send("GET", "/jobs/batch_size?job_id=ghost&job_id=mnist-1");
+  ASSERT_EQ(trial.status, 200) << trial.body;
+  EXPECT_EQ(json::parse(trial.body)["job_id"], "mnist-1");
+  EXPECT_EQ(Send("GET", "/jobs/batch_size?job_id=mnist-1&job_id=ghost").status, 400);
+  EXPECT_EQ(Send("DELETE", "/jobs?job_id=mnist-1&job_id=ghost").status, 404);
+  EXPECT_EQ(Send("DELETE", "/jobs?job_id=ghost&job_id=mnist-1").status, 200);
+}
+
 // Every malformed request gets the right 4xx and a message naming the problem.
 TEST_F(RouterTest, BadRequestTable) {
   ASSERT_EQ(Send("POST", "/jobs", kJob).status, 201);
@@ -130,6 +145,16 @@ TEST_F(RouterTest, BadRequestTable) {
       {"POST", "/report", R"({"job_id": "mnist-1"})", 422, "batch_size: field required"},
       {"POST", "/report", R"({"job_id": "mnist-1", "batch_size": 64, "trial_number": 1, "time": -1, "energy": 1,
                               "metric": 1, "current_epoch": 1})", 422, "time must be finite and >= 0"},
+      // Issue 20: a time of 1e308 was accepted and broke the job for ever.
+      {"POST", "/report", R"({"job_id": "mnist-1", "batch_size": 64, "trial_number": 1, "time": 1e308, "energy": 1,
+                              "metric": 1, "current_epoch": 1})", 422,
+       "time: time must be finite and >= 0, at most 1e+12 seconds since training began (got 1e+308)"},
+      {"POST", "/report", R"({"job_id": "mnist-1", "batch_size": 64, "trial_number": 1, "time": 1, "energy": 2e18,
+                              "metric": 1, "current_epoch": 1})", 422,
+       "energy: energy must be finite and >= 0, at most 1e+18 joules since training began (got 2e+18)"},
+      {"POST", "/jobs", with("max_power", 1e300), 422, "max_power must be positive and at most 1e+12 W"},
+      {"POST", "/jobs", with("mab_prior_mean", -1e200), 422, "between -1e+30 and 1e+30 (got -1e+200)"},
+      {"POST", "/jobs", with("mab_prior_precision", 1e200), 422, "at most 1e+30 (got 1e+200)"},
       {"POST", "/report", R"({"job_id": "mnist-1", "batch_size": 64, "trial_number": 1, "time": 1, "energy": 1,
                               "metric": 1, "current_epoch": -1})", 422, "current_epoch must be >= 0"},
       {"POST", "/report", R"({"job_id": "mnist-1", "batch_size": 64, "trial_number": 7, "time": 1, "energy": 1,
@@ -161,7 +186,11 @@ TEST_F(RouterTest, MethodNotAllowedNamesTheAllowedMethods) {
   const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
       {"PUT", "/jobs", "POST, DELETE"},
       {"GET", "/jobs", "POST, DELETE"},
-      {"POST", "/jobs/batch_size?job_id=x", "GET, HEAD"},
+      {"POST", "/jobs/batch_size?job_id=x", "GET"},
+      {"HEAD", "/jobs/batch_size?job_id=x", "GET"},
+      {"HEAD", "/jobs", "POST, DELETE"},
+      {"HEAD", "/report", "POST"},
+      {"HEAD", "/trials", "PATCH"},
       {"GET", "/report", "POST"},
       {"GET", "/trials", "PATCH"},
       {"DELETE", "/healthz", "GET, HEAD"},
@@ -176,15 +205,27 @@ TEST_F(RouterTest, MethodNotAllowedNamesTheAllowedMethods) {
   EXPECT_TRUE(Send("GET", "/nowhere").headers.empty());  // 404 has none
 }
 
-// HEAD is routed as GET (the HTTP layer drops the body, see http_test.cc).
-TEST_F(RouterTest, HeadIsAnsweredWhereGetIs) {
+// Issue 20: HEAD /jobs/batch_size created a trial. HEAD is answered as GET
+// (the HTTP layer drops the body, see http_test.cc) only where GET has no
+// side effects; elsewhere 405 with Allow, as FastAPI answers.
+TEST_F(RouterTest, HeadHasNoSideEffects) {
   HttpResponse health = Send("HEAD", "/healthz");
   EXPECT_EQ(health.status, 200) << health.body;
   ASSERT_EQ(Send("POST", "/jobs", kJob).status, 201);
-  HttpResponse trial = Send("HEAD", "/jobs/batch_size?job_id=mnist-1");
-  EXPECT_EQ(trial.status, 200) << trial.body;
-  EXPECT_EQ(Send("HEAD", "/jobs/batch_size").status, 422);
-  EXPECT_EQ(Send("HEAD", "/report").status, 405);
+  for (int i = 0; i < 3; ++i) {
+    HttpResponse head = Send("HEAD", "/jobs/batch_size?job_id=mnist-1");
+    EXPECT_EQ(head.status, 405) << head.body;
+    const std::string* allow = FindHeader(head, "Allow");
+    ASSERT_NE(allow, nullptr);
+    EXPECT_EQ(*allow, "GET");
+  }
+  EXPECT_EQ(Send("HEAD", "/jobs/batch_size").status, 405);
+  Result<std::vector<TrialRecord>> trials = service_->Trials("mnist-1");
+  ASSERT_TRUE(trials) << trials.error().message();
+  EXPECT_TRUE(trials->empty());
+  HttpResponse first = Send("GET", "/jobs/batch_size?job_id=mnist-1");
+  ASSERT_EQ(first.status, 200) << first.body;
+  EXPECT_EQ(json::parse(first.body)["trial_number"], 1);  // no trial was made before
 }
 
 }  // namespace

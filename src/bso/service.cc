@@ -315,9 +315,15 @@ double TrialCost(const JobRow& job, double energy, double time) {
 }
 
 // Builds the bandit over the survivors of pruning.
+// Fails with kFailedPrecondition when an arm's fit is not finite, which
+// only a job stored before reports and priors were bounded can cause.
 Status BuildBandit(SqlConnection& c, JobRow& job, const std::vector<int>& survivors) {
   const ArmJob arm_job = ArmJobOf(job);
-  for (int bs : survivors) BSO_CHECK(RefitArm(c, arm_job, bs, /*insert=*/true));
+  for (int bs : survivors) {
+    if (Status s = RefitArm(c, arm_job, bs, /*insert=*/true); !s) {
+      return Fail(s.error().WithContext(fmt::format("job {} cannot start Thompson sampling", arm_job.job_id)));
+    }
+  }
   job.bandit_stage = true;
   return OkStatus();
 }
@@ -601,6 +607,14 @@ Result<ReportResponse> BsoService::Report(const TrainingResult& result) {
     }
     const JobSpec& s = job->spec;
     const double cost = TrialCost(*job, result.energy, result.time);
+    // Before anything is written: a cost outside this range could make the
+    // arm's statistics non-finite now or when the bandit is built.
+    if (Status in_range = CheckTrialCost(cost); !in_range) {
+      return Fail(in_range.error().WithContext(
+          fmt::format("report of trial {} of job {} (time {} s, energy {} J, max_power {} W, eta_knob {}) not recorded",
+                      result.trial_number, result.job_id, FormatNumber(result.time), FormatNumber(result.energy),
+                      FormatNumber(s.max_power), FormatNumber(s.eta_knob))));
+    }
     const double cost_ub = (s.beta_knob && job->min_cost) ? optimizer::CostUpperBound(*s.beta_knob, *job->min_cost)
                                                           : std::numeric_limits<double>::infinity();
     const bool within = optimizer::WithinCostBudget(cost, cost_ub);
@@ -643,7 +657,12 @@ Result<ReportResponse> BsoService::Report(const TrainingResult& result) {
     if (job->bandit_stage) {
       // Update the arm in this transaction (nothing when the batch size was
       // pruned); bounded cost whatever the history (arm_statistics.h).
-      BSO_CHECK(ObserveArmReward(c, ArmJobOf(*job), result.batch_size, -cost));
+      if (Status observed = ObserveArmReward(c, ArmJobOf(*job), result.batch_size, -cost); !observed) {
+        // Rolls back: the trial stays dispatched and the arm as it was.
+        return Fail(observed.error().WithContext(
+            fmt::format("report of trial {} of job {} (time {} s, energy {} J) not recorded", result.trial_number,
+                        result.job_id, FormatNumber(result.time), FormatNumber(result.energy))));
+      }
     }
     return ReportResponse{true, converged, message};
   });

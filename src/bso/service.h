@@ -132,12 +132,18 @@ class BsoService {
   // different spec. REQUIRES: spec passed ValidateJobSpec.
   Result<RegisterResult> RegisterJob(JobSpec spec);
   // GET /jobs/batch_size. kInvalidArgument (400) for an unknown job;
-  // kFailedPrecondition (409) when pruning ended with no converged batch size.
+  // kFailedPrecondition (409) when pruning ended with no converged batch size,
+  // or when an arm's fit is not finite (only a job stored before reports were
+  // bounded; the message says to register it again).
   // First marks failed the job's explorations older than
   // options.exploration_timeout.
   Result<TrialId> NextBatchSize(const std::string& job_id);
   // POST /report. kInvalidArgument (400) for an unknown job or trial, a
-  // batch size that is not the trial's, or a trial marked failed.
+  // batch size that is not the trial's, a trial marked failed, or a cost
+  // outside CheckTrialCost's range (arm_statistics.h); kFailedPrecondition
+  // (409) when the arm's new statistics would not be finite (only a job
+  // stored before reports were bounded). On any error nothing is recorded:
+  // the trial stays dispatched and the job as it was.
   Result<ReportResponse> Report(const TrainingResult& result);
   // PATCH /trials: marks a dispatched trial failed; no-op otherwise.
   // kNotFound (404) when the trial does not exist.
