@@ -15,7 +15,10 @@
 // Differences, all additive or stricter where the original misbehaved (W8):
 // num_pruning_rounds must be >= 1 (0 was accepted and then broke), window_size
 // and the prior precision must be >= 0, batch sizes must be positive and
-// distinct, time and energy must be finite and >= 0. TrialId responses carry
+// distinct, time and energy must be finite and >= 0 and at most 1e12 s and
+// 1e18 J, max_power at most 1e12 W, the prior's mean and precision at most
+// 1e30 in magnitude (so that no accepted input can overflow an arm's
+// statistics; see src/bso/arm_statistics.h). TrialId responses carry
 // an extra "type" field; JobSpec an optional "policy" (absent: "zeus");
 // TrainingResult accepts an optional "finished": true
 // (the client stopped training on its own: record this result now).
