@@ -18,7 +18,7 @@
 
 #include "zeusd/power_stream.h"
 #include "zeusd/query.h"
-#include "zeusd/serial_worker.h"
+#include "base/serial_worker.h"
 
 namespace zeus::zeusd {
 namespace {
@@ -195,8 +195,8 @@ class Daemon::Impl {
       info.cumulative_energy_available = gpu.SupportsEnergyCounter();
       if (auto constraints = gpu.PowerLimitConstraintsMw()) info.constraints = *constraints;
       gpu_info_.push_back(std::move(info));
-      gpu_workers_.push_back(std::make_unique<SerialWorker>(fmt::format("zeusd-gpu{}", i)));
-      gpu_readers_.push_back(std::make_unique<SerialWorker>(fmt::format("zeusd-gread{}", i)));
+      gpu_workers_.push_back(std::make_unique<base::SerialWorker>(fmt::format("zeusd-gpu{}", i)));
+      gpu_readers_.push_back(std::make_unique<base::SerialWorker>(fmt::format("zeusd-gread{}", i)));
       gpu_pollers_.push_back(std::make_shared<Poller>(fmt::format("zeusd-gpoll{}", i), gpu_period, GpuPollFn(i)));
     }
     const auto cpu_period = PeriodOf(options_.cpu_power_poll_hz);
@@ -311,7 +311,7 @@ class Daemon::Impl {
   // kUnavailable when GPU `id`'s `worker` has been inside one call for longer
   // than `timeout`: a request is answered at once instead of queueing behind
   // a hung driver call.
-  static std::optional<Error> Hung(std::size_t id, const SerialWorker& worker, std::chrono::milliseconds timeout,
+  static std::optional<Error> Hung(std::size_t id, const base::SerialWorker& worker, std::chrono::milliseconds timeout,
                                    std::string_view role) {
     const auto busy = worker.busy_for();
     if (busy <= timeout) return std::nullopt;
@@ -715,8 +715,8 @@ class Daemon::Impl {
   const device::CpuSet* cpus_;
   bool enabled_[std::size(kAllApiGroups)] = {};
   std::vector<GpuInfo> gpu_info_;
-  std::vector<std::unique_ptr<SerialWorker>> gpu_workers_;  // writes, one GPU each
-  std::vector<std::unique_ptr<SerialWorker>> gpu_readers_;  // reads, one GPU each
+  std::vector<std::unique_ptr<base::SerialWorker>> gpu_workers_;  // writes, one GPU each
+  std::vector<std::unique_ptr<base::SerialWorker>> gpu_readers_;  // reads, one GPU each
   std::mutex post_mutex_;  // writes of one request are queued on their GPUs together
   bool stopped_ = false;
   bool clean_ = true;

@@ -1,14 +1,15 @@
 // Copyright 2026 The Zeus C++ Authors.
 //
 // One thread that runs posted tasks one at a time, in the order posted: how
-// zeusd serialises the calls to one device (zeus-reference A15), and keeps a
-// device whose driver call hangs from costing more than that device: callers
+// zeusd serialises the calls to one device (zeus-reference A15), and how
+// zeusd and the exporter keep a device whose driver call hangs from costing
+// more than that device (private to the project: src/base): callers
 // wait for a task with a deadline, see how long the running task has been
 // running (busy_for), and a worker whose task never returns can be
 // abandoned at shutdown instead of joined.
 
-#ifndef ZEUS_SRC_ZEUSD_SERIAL_WORKER_H_
-#define ZEUS_SRC_ZEUSD_SERIAL_WORKER_H_
+#ifndef ZEUS_SRC_BASE_SERIAL_WORKER_H_
+#define ZEUS_SRC_BASE_SERIAL_WORKER_H_
 
 #include <chrono>
 #include <functional>
@@ -16,7 +17,7 @@
 #include <string>
 #include <thread>
 
-namespace zeus::zeusd {
+namespace zeus::base {
 
 class SerialWorker {
  public:
@@ -50,6 +51,6 @@ class SerialWorker {
   std::thread thread_;
 };
 
-}  // namespace zeus::zeusd
+}  // namespace zeus::base
 
-#endif  // ZEUS_SRC_ZEUSD_SERIAL_WORKER_H_
+#endif  // ZEUS_SRC_BASE_SERIAL_WORKER_H_

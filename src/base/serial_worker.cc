@@ -1,6 +1,6 @@
 // Copyright 2026 The Zeus C++ Authors.
 
-#include "zeusd/serial_worker.h"
+#include "base/serial_worker.h"
 
 #include <pthread.h>
 
@@ -10,7 +10,7 @@
 #include <optional>
 #include <utility>
 
-namespace zeus::zeusd {
+namespace zeus::base {
 
 struct SerialWorker::State {
   std::string name;
@@ -88,4 +88,4 @@ void SerialWorker::Main(std::shared_ptr<State> state) {
   state->ended.notify_all();
 }
 
-}  // namespace zeus::zeusd
+}  // namespace zeus::base
