@@ -1,15 +1,19 @@
 // Copyright 2026 The Zeus C++ Authors.
 
 #include <fmt/format.h>
-#include <prometheus/exposer.h>
 #include <prometheus/text_serializer.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <future>
+#include <memory>
+#include <optional>
 
 #include "exporter/collector_impl.h"
+#include "http/http.h"
 #include "exporter/process_metrics.h"
 
 namespace zeus::exporter {
@@ -45,7 +49,17 @@ ClientMetric Metric(std::vector<ClientMetric::Label> labels, double value, Metri
   return m;
 }
 
+// What a scrape reads from one GPU on its reader thread.
+struct GpuReads {
+  Result<std::uint32_t> limit_mw = Fail(ErrorCode::kInternal, "not read");
+  std::optional<Result<std::uint64_t>> energy_mj;  // with an energy counter
+};
+
 }  // namespace
+
+Collector::Impl::~Impl() {
+  for (auto& reader : gpu_readers) reader->StopWithin(device_timeout);
+}
 
 void Collector::Impl::ReportState(bool gpu, std::size_t index, bool up, const std::string& why) const {
   {
@@ -79,32 +93,66 @@ std::vector<MetricFamily> Collector::Impl::Collect() const {
                   MetricType::Gauge, {}};
 
   const std::size_t gpu_count = gpus ? gpus->size() : 0;
+  // Every GPU's reads are started before any is awaited, each on its own
+  // reader, so that a hung GPU costs a scrape at most device_timeout.
+  std::vector<std::optional<std::future<GpuReads>>> reads(gpu_count);
+  std::vector<std::string> problems(gpu_count);
+  for (std::size_t i = 0; i < gpu_count; ++i) {
+    if (const auto busy = gpu_readers[i]->busy_for(); busy > device_timeout) {
+      problems[i] = fmt::format("it has not answered a driver call for {:.1f} s (a hung driver?)",
+                                std::chrono::duration<double>(busy).count());
+      continue;
+    }
+    auto promise = std::make_shared<std::promise<GpuReads>>();
+    reads[i] = promise->get_future();
+    gpu_readers[i]->Post([gpu = &gpus->gpu(i), counter = gpu_info[i].has_counter, promise] {
+      GpuReads r;
+      r.limit_mw = gpu->PowerLimitMw();
+      if (counter) r.energy_mj = gpu->TotalEnergyMj();
+      promise->set_value(std::move(r));
+    });
+  }
+  const auto deadline = std::chrono::steady_clock::now() + device_timeout;
+  const auto stale_after = std::max<std::chrono::nanoseconds>(10 * sample_interval, std::chrono::seconds(5));
   for (std::size_t i = 0; i < gpu_count; ++i) {
     const GpuInfo& info = gpu_info[i];
     std::vector<ClientMetric::Label> labels{
         {"gpu", info.index}, {"hostname", hostname}, {"model", info.model}, {"uuid", info.uuid}};
-    device::Gpu& gpu = gpus->gpu(i);
-    std::string problem;
+    std::string problem = problems[i];
     // The newest sample: power and temperature (read on every tick here).
     std::vector<monitor::PowerSample> timeline = power_monitor->Timeline(i);
-    if (!timeline.empty() && timeline.back().instant_mw) {
+    const auto now = clock->Now();
+    if (timeline.empty()) {
+      if (problem.empty()) problem = "no power sample yet";
+    } else if (const auto age = now - timeline.back().time; age > stale_after) {
+      if (problem.empty()) {
+        problem = fmt::format("no power sample for {:.1f} s (a hung driver?)", std::chrono::duration<double>(age).count());
+      }
+    } else if (timeline.back().instant_mw) {
       power.metric.push_back(Metric(labels, *timeline.back().instant_mw / 1000.0, MetricType::Gauge));
       if (timeline.back().temperature_c) {
         temperature.metric.push_back(Metric(labels, *timeline.back().temperature_c, MetricType::Gauge));
       }
-    } else {
+    } else if (problem.empty()) {
       problem = "its latest power sample failed";
     }
-    if (auto limit_mw = gpu.PowerLimitMw()) {
-      limit.metric.push_back(Metric(labels, *limit_mw / 1000.0, MetricType::Gauge));
-    } else {
-      problem = limit_mw.error().message();
+    std::optional<GpuReads> got;
+    if (reads[i] && reads[i]->wait_until(deadline) == std::future_status::ready) {
+      got = reads[i]->get();
+    } else if (reads[i]) {
+      problem = fmt::format("it did not answer within {} ms (a hung driver?)", device_timeout.count());
+    }
+    if (got && got->limit_mw) {
+      limit.metric.push_back(Metric(labels, *got->limit_mw / 1000.0, MetricType::Gauge));
+    } else if (got) {
+      problem = got->limit_mw.error().message();
     }
     if (info.has_counter) {
-      if (auto energy_mj = gpu.TotalEnergyMj()) {
-        gpu_energy.metric.push_back(Metric(labels, static_cast<double>(*energy_mj) / 1000.0, MetricType::Counter));
-      } else {
-        problem = energy_mj.error().message();
+      if (got && got->energy_mj && *got->energy_mj) {
+        gpu_energy.metric.push_back(
+            Metric(labels, static_cast<double>(**got->energy_mj) / 1000.0, MetricType::Counter));
+      } else if (got && got->energy_mj) {
+        problem = got->energy_mj->error().message();
       }
     } else if (auto energy_j = power_monitor->CumulativeEnergyJ(i, clock->Now())) {
       gpu_energy.metric.push_back(Metric(labels, *energy_j, MetricType::Counter));
@@ -176,7 +224,12 @@ Result<std::unique_ptr<Collector>> Collector::Create(const device::GpuSet* gpus,
     auto monitor = monitor::PowerMonitor::Create(*gpus, {}, pm);
     if (!monitor) return Fail(monitor.error());
     impl->power_monitor = std::move(*monitor);
+    for (std::size_t i = 0; i < gpus->size(); ++i) {
+      impl->gpu_readers.push_back(std::make_unique<base::SerialWorker>(fmt::format("zeus-scrape{}", i)));
+    }
   }
+  impl->sample_interval = options.sample_interval;
+  impl->device_timeout = options.device_timeout;
   impl->gpu_up.assign(gpus ? gpus->size() : 0, true);
   impl->cpu_up.assign(cpus ? cpus->size() : 0, true);
   impl->collectable = std::make_shared<CollectableAdapter>(impl.get());
@@ -189,7 +242,7 @@ std::string Collector::Scrape() const {
 }
 
 struct MetricsServer::Impl {
-  std::unique_ptr<prometheus::Exposer> exposer;
+  std::unique_ptr<http::HttpServer> server;
 };
 
 MetricsServer::MetricsServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -197,27 +250,57 @@ MetricsServer::~MetricsServer() = default;
 
 Result<std::unique_ptr<MetricsServer>> MetricsServer::Start(const Collector& collector, const std::string& listen) {
   const auto colon = listen.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == listen.size() ||
-      listen.find_first_not_of("0123456789", colon + 1) != std::string::npos) {
+  std::uint16_t port = 0;
+  const bool port_ok = colon != std::string::npos && colon + 1 < listen.size() && listen.size() - colon - 1 <= 5 &&
+                       listen.find_first_not_of("0123456789", colon + 1) == std::string::npos &&
+                       std::stoul(listen.substr(colon + 1)) <= 65535;
+  std::string host = port_ok ? listen.substr(0, colon) : "";
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (!port_ok || host.empty()) {
     return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("listen address \"{}\" is not ADDR:PORT (e.g. 0.0.0.0:9401 or 127.0.0.1:0)", listen));
+                fmt::format("listen address \"{}\" is not ADDR:PORT (e.g. 0.0.0.0:9401, [::]:9401 or 127.0.0.1:0)",
+                            listen));
   }
-  auto impl = std::make_unique<Impl>();
-  try {
-    // One worker thread: a scrape is a few microseconds of device reads.
-    impl->exposer = std::make_unique<prometheus::Exposer>(listen, 1);
-  } catch (const std::exception& e) {
+  port = static_cast<std::uint16_t>(std::stoul(listen.substr(colon + 1)));
+  http::HttpServerOptions options;
+  options.host = host;
+  options.port = port;
+  options.threads = 2;  // a scrape is a few device reads; idle connections hold no thread
+  options.request_timeout = std::chrono::seconds(10);
+  options.shutdown_grace = std::chrono::seconds(2);
+  options.max_connections = 256;
+  options.max_requests_in_flight = 64;
+  options.max_body_bytes = 4096;
+  const Collector* source = &collector;
+  auto server = http::HttpServer::Start(options, [source](const http::HttpRequest& request) {
+    http::HttpResponse response;
+    const std::string_view path = std::string_view(request.target).substr(0, request.target.find('?'));
+    if (path != "/metrics") {
+      response.status = 404;
+      response.content_type = "text/plain; charset=utf-8";
+      response.body = "Not found: the metrics are at /metrics\n";
+    } else if (request.method != "GET" && request.method != "HEAD") {
+      response.status = 405;
+      response.content_type = "text/plain; charset=utf-8";
+      response.headers.emplace_back("Allow", "GET, HEAD");
+      response.body = "/metrics takes GET\n";
+    } else {
+      response.status = 200;
+      response.content_type = "text/plain; version=0.0.4; charset=utf-8";
+      response.body = source->Scrape();
+    }
+    return response;
+  });
+  if (!server) {
     return Fail(ErrorCode::kUnavailable,
                 fmt::format("cannot listen on {}: {} (is the port in use? choose another with --listen)", listen,
-                            e.what()));
+                            server.error().message()));
   }
-  impl->exposer->RegisterCollectable(collector.impl().collectable);
+  auto impl = std::make_unique<Impl>();
+  impl->server = std::move(*server);
   return std::unique_ptr<MetricsServer>(new MetricsServer(std::move(impl)));
 }
 
-int MetricsServer::port() const {
-  const std::vector<int> ports = impl_->exposer->GetListeningPorts();
-  return ports.empty() ? 0 : ports.front();
-}
+int MetricsServer::port() const { return impl_->server->port(); }
 
 }  // namespace zeus::exporter

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "base/serial_worker.h"
 #include "zeus/exporter/collector.h"
 #include "zeus/monitor/power_monitor.h"
 
@@ -31,10 +32,16 @@ struct Collector::Impl {
   LogFunction log;
   std::vector<GpuInfo> gpu_info;
   std::unique_ptr<monitor::PowerMonitor> power_monitor;  // null without GPUs
+  std::chrono::nanoseconds sample_interval{0};
+  std::chrono::milliseconds device_timeout{1000};
+  std::vector<std::unique_ptr<base::SerialWorker>> gpu_readers;  // one per GPU: scrape reads
   std::shared_ptr<prometheus::Collectable> collectable;
 
   mutable std::mutex state_mu;
   mutable std::vector<bool> gpu_up, cpu_up;  // last reported state, guarded by state_mu
+
+  // Abandons a reader still inside a hung call after device_timeout.
+  ~Impl();
 
   std::vector<prometheus::MetricFamily> Collect() const;
   // Logs a device's state change (once per change).

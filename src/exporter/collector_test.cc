@@ -2,6 +2,7 @@
 
 #include "zeus/exporter/collector.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -10,6 +11,7 @@
 
 #include "testing/fake_clock.h"
 #include "testing/fake_gpu.h"
+#include "testing/wait.h"
 
 namespace zeus::exporter {
 namespace {
@@ -63,6 +65,29 @@ TEST_F(CollectorTest, ExportsEveryGpuWithItsLabels) {
   EXPECT_NE(text.find("zeus_exporter_scrape_duration_seconds{hostname=\"h1\"} "), std::string::npos);
   EXPECT_NE(text.find("process_resident_memory_bytes "), std::string::npos);
   EXPECT_TRUE(log_.empty());
+}
+
+// Issue 20: a GPU whose driver call hangs stalled the scrape (and, when only
+// its power sampling hung, stayed up while its series vanished, unlogged).
+TEST_F(CollectorTest, AHungGpuIsDownAndLoggedWithoutStallingTheScrape) {
+  b_->HangOn("PowerLimitMw");
+  for (int i = 0; i < 2; ++i) {
+    const std::string text = collector_->Scrape();  // waits at most device_timeout for GPU b
+    EXPECT_TRUE(
+        Contains(text, R"(zeus_device_up{device="gpu",gpu="1",hostname="h1",model="Fake A40",uuid="GPU-b"} 0)"))
+        << text;
+    EXPECT_TRUE(
+        Contains(text, R"(zeus_device_up{device="gpu",gpu="0",hostname="h1",model="Fake V100",uuid="GPU-a"} 1)"));
+    EXPECT_NE(text.find(R"(zeus_gpu_power_limit_watts{gpu="0")"), std::string::npos);
+  }
+  ASSERT_EQ(log_.size(), 1u);
+  EXPECT_THAT(log_[0], ::testing::HasSubstr("GPU 1 is down: it did not answer within 1000 ms"));
+  b_->ReleaseHangs();
+  EXPECT_TRUE(zeus::testing::WaitUntil([&] {
+    return Contains(collector_->Scrape(),
+                    R"(zeus_device_up{device="gpu",gpu="1",hostname="h1",model="Fake A40",uuid="GPU-b"} 1)");
+  }));
+  EXPECT_THAT(log_.back(), ::testing::HasSubstr("GPU 1 is up again"));
 }
 
 TEST_F(CollectorTest, AFailingGpuIsDownAndLoggedOncePerChange) {

@@ -7,6 +7,11 @@
 // constant power, so energy is power x emulated time, exactly on the manual
 // clock.
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -168,6 +173,30 @@ TEST_F(ExporterTest, PromtoolAcceptsTheExposition) {
   const auto result = testing::RunProcess({"/bin/sh", "-c", "/usr/bin/promtool check metrics < " + path});
   EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
   EXPECT_EQ(result.out + result.err, "");
+}
+
+// Issue 20: one idle TCP connection (a port scanner, a load balancer's check)
+// held civetweb's only thread for 30 s, and every scrape waited behind it.
+TEST_F(ExporterTest, IdleConnectionsDoNotDelayAScrape) {
+  const int port = std::stoi(exporter_address_.substr(exporter_address_.rfind(':') + 1));
+  std::vector<int> idle;
+  for (int i = 0; i < 8; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<std::uint16_t>(port));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)), 0);
+    idle.push_back(fd);
+  }
+  // Within HttpGet's 5 s, far below the 30 s an idle connection used to hold.
+  const auto body = testing::HttpGet(fmt::format("http://{}/metrics", exporter_address_));
+  for (int fd : idle) ::close(fd);
+  ASSERT_TRUE(body.has_value());
+  EXPECT_NE(body->find("zeus_device_up{"), std::string::npos);
+  const auto missing = testing::HttpGet(fmt::format("http://{}/other", exporter_address_));
+  EXPECT_FALSE(missing.has_value()) << "404 is not a body";
 }
 
 TEST_F(ExporterTest, PrometheusReadsTheEmulatorsPowerLimitsAndTemperatures) {

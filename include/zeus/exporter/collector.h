@@ -20,7 +20,12 @@
 //
 // A device whose reads fail keeps its zeus_device_up series (at 0) and loses
 // only its value series; the other devices are unaffected. Each change of a
-// device's state is logged once. Label values are bounded: indices, UUIDs and
+// device's state is logged once. A GPU whose driver call hangs counts as a
+// failed read: a scrape reads each GPU on a thread of its own and waits at
+// most `device_timeout` for it (then the GPU is down, "did not answer"); a
+// GPU still inside a call from an earlier scrape is down at once; and a GPU
+// whose newest power sample is older than max(10 sample intervals, 5 s) is
+// down ("no power sample for N s"), so one hung GPU never stalls a scrape. Label values are bounded: indices, UUIDs and
 // model names of the devices opened at construction.
 //
 // Power and temperature come from a PowerMonitor sampling every GPU at
@@ -52,6 +57,8 @@ struct CollectorOptions {
   std::chrono::nanoseconds sample_interval = std::chrono::milliseconds(100);
   // The `hostname` label; empty: gethostname().
   std::string hostname;
+  // How long a scrape waits for one GPU's reads (limit, energy counter).
+  std::chrono::milliseconds device_timeout{1000};
   LogFunction log;
 };
 
@@ -77,8 +84,12 @@ class Collector {
   std::shared_ptr<Impl> impl_;
 };
 
-// Serves a Collector's metrics at http://<listen>/metrics with
-// prometheus-cpp's pull Exposer (civetweb), on its own threads.
+// Serves a Collector's metrics at http://<listen>/metrics (GET and HEAD;
+// other paths 404, other methods 405) on the project's HTTP server
+// (src/http, asynchronous): an idle or slow connection holds no thread, so a
+// port scanner or a load balancer's open connections never delay a scrape.
+// At most 256 connections are open at once (past that: 503 and close), and
+// one idle for 10 s is closed.
 class MetricsServer {
  public:
   // `listen` is "ADDR:PORT" (port 0: any free port, see port()). The
