@@ -65,11 +65,12 @@ nvmlReturn_t nvmlInit_v2(void) {
       return NVML_SUCCESS;
     }
     std::string error;
-    std::unique_ptr<Emulator> emulator = Emulator::Load(&error);
+    nvmlReturn_t code = NVML_ERROR_UNKNOWN;
+    std::unique_ptr<Emulator> emulator = Emulator::Load(&error, &code);
     std::lock_guard<std::mutex> text_lock(globals.text_mutex);
     if (emulator == nullptr) {
       globals.last_error = std::move(error);
-      return NVML_ERROR_UNKNOWN;
+      return code;
     }
     globals.last_error.clear();
     globals.state_path = emulator->state().path();

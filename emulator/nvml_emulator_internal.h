@@ -22,6 +22,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -57,8 +58,11 @@ std::array<nvmlDevice_st, kMaxScenarioGpus>& DeviceObjects();
 class Emulator {
  public:
   // Loads the scenario named by $ZEUS_EMULATOR_CONFIG and opens its state.
-  // Returns null and sets *error on failure.
-  static std::unique_ptr<Emulator> Load(std::string* error) {
+  // Returns null on failure, setting *error (for zeusEmulatorLastError) and
+  // *code: NVML_ERROR_NO_PERMISSION if the state file was refused for safety
+  // or permissions (state_file.h), else NVML_ERROR_UNKNOWN.
+  static std::unique_ptr<Emulator> Load(std::string* error, nvmlReturn_t* code) {
+    *code = NVML_ERROR_UNKNOWN;
     const char* path = std::getenv(kConfigEnv);
     if (path == nullptr || *path == '\0') {
       *error = fmt::format("{} is not set; point it at a scenario JSON file", kConfigEnv);
@@ -67,9 +71,11 @@ class Emulator {
     std::unique_ptr<Emulator> emulator(new Emulator());
     if (!LoadScenarioFile(path, &emulator->scenario_, error)) return nullptr;
     std::string problem;
-    emulator->state_ = SharedState::Open(emulator->scenario_, &problem);
+    bool refused = false;
+    emulator->state_ = SharedState::Open(emulator->scenario_, &problem, &refused);
     if (emulator->state_ == nullptr) {
       *error = fmt::format("scenario {}: {}", path, problem);
+      if (refused) *code = NVML_ERROR_NO_PERMISSION;
       return nullptr;
     }
     emulator->gpu_count_ = static_cast<int>(emulator->scenario_.gpus.size());
@@ -160,16 +166,38 @@ nvmlReturn_t SystemCall(ApiFunction function, Body&& body) noexcept {
       [&body](Emulator& emulator, int) -> nvmlReturn_t { return body(emulator); });
 }
 
+// How far before now the readings of a GPU look: each computes at instants
+// later than now minus this. The energy counter reads at its latest update
+// instant; a power reading averages over the window before its sensor's
+// latest update. The setter forgets the limit changes that no reading needs
+// (those at or before now - KeptLookbackNs), so a GPU's history stays as
+// short as exactness allows.
+inline std::int64_t EnergyLookbackNs(const GpuSpec& spec) { return spec.counter_update_period_ns; }
+inline std::int64_t PowerLookbackNs(const GpuSpec& spec) {
+  return spec.power_update_period_ns + spec.power_average_window_ns;
+}
+inline std::int64_t KeptLookbackNs(const GpuSpec& spec) {
+  return std::max(EnergyLookbackNs(spec), PowerLookbackNs(spec));
+}
+
 // Runs `fn(const GpuState&, now_ns)` on a consistent snapshot of GPU
-// `index`'s shared state (taken without locks; see shared_state.h). Returns
+// `index`'s shared state (taken without locks; see shared_state.h), whose
+// limit history holds what readings at instants >= now_ns - lookback_ns need
+// (SharedState::ReadGpu; 0: the limits in force now and later). Returns
 // NVML_ERROR_UNKNOWN if the state cannot be read, else what fn returns (fn
 // must return nvmlReturn_t).
 template <class Fn>
-nvmlReturn_t ReadGpuState(Emulator& emulator, std::size_t index, Fn&& fn) {
+nvmlReturn_t ReadGpuState(Emulator& emulator, std::size_t index, std::int64_t lookback_ns, Fn&& fn) {
   GpuState gpu;  // ReadGpu fills all of it that is in use
   std::int64_t now_ns = 0;
-  if (!emulator.state().ReadGpu(index, &gpu, &now_ns)) return NVML_ERROR_UNKNOWN;
+  if (!emulator.state().ReadGpu(index, lookback_ns, &gpu, &now_ns)) return NVML_ERROR_UNKNOWN;
   return fn(static_cast<const GpuState&>(gpu), now_ns);
+}
+
+// The same for readings of the present only (limits, clocks, persistence).
+template <class Fn>
+nvmlReturn_t ReadGpuState(Emulator& emulator, std::size_t index, Fn&& fn) {
+  return ReadGpuState(emulator, index, 0, std::forward<Fn>(fn));
 }
 
 // Runs `fn(GpuState&, now_ns)` for GPU `index` under the shared-state locks

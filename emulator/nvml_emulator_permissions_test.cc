@@ -3,7 +3,8 @@
 // The setters need root or CAP_SYS_ADMIN, as on a real driver; reads do not.
 // A forked child drops to nobody (uid/gid 65534, no capabilities) and reports
 // what the emulator answered through its exit code; the state file it shares
-// with the parent shows what changed.
+// with the parent (shared on purpose: "state_file_shared", or a root-created
+// file the operator opened up) shows what changed.
 
 #include <grp.h>
 #include <sys/stat.h>
@@ -36,8 +37,8 @@ int AsNobody(Body body) {
 TEST_F(NvmlEmulatorTest, SettersNeedRootOrCapSysAdminReadsDoNot) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to become another user";
   ASSERT_EQ(::chmod(dir_.c_str(), 0755), 0);
-  UseScenario(Manual(Gpu()));
-  Init();  // creates the state file (0666 whatever the umask)
+  UseScenario(Manual(Gpu(), R"("state_file_shared": true, )"));
+  Init();  // creates the state file (shared: 0666 whatever the umask)
   struct stat st {};
   ASSERT_EQ(::stat(state_path().c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0666u);
@@ -73,6 +74,29 @@ TEST_F(NvmlEmulatorTest, SettersNeedRootOrCapSysAdminReadsDoNot) {
     return nvmlDeviceGetPowerManagementLimit(d, &limit) == NVML_SUCCESS && limit == 150'000 ? 0 : 1;
   });
   EXPECT_EQ(read, 0);
+}
+
+// Without "state_file_shared" the state file is created 0600; root's file is
+// still trusted by other users, so an operator who opens it up (chmod) shares
+// it with them.
+TEST_F(NvmlEmulatorTest, RootsPrivateStateFileOpenedUpByTheOperatorIsShared) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to become another user";
+  ASSERT_EQ(::chmod(dir_.c_str(), 0755), 0);
+  UseScenario(Manual(Gpu()));
+  Init();
+  ASSERT_EQ(::chmod((dir_ / "scenario.json").c_str(), 0644), 0);
+  ASSERT_EQ(nvmlDeviceSetPowerManagementLimit(Handle(0), 150'000), NVML_SUCCESS);
+  ASSERT_EQ(nvmlShutdown(), NVML_SUCCESS);  // so that the children open the file themselves
+  auto nobody_reads_limit = [] {
+    nvmlDevice_t d = nullptr;
+    unsigned int limit = 0;
+    if (nvmlInit_v2() != NVML_SUCCESS) return 99;
+    if (nvmlDeviceGetHandleByIndex_v2(0, &d) != NVML_SUCCESS) return 98;
+    return nvmlDeviceGetPowerManagementLimit(d, &limit) == NVML_SUCCESS && limit == 150'000 ? 0 : 1;
+  };
+  EXPECT_EQ(AsNobody(nobody_reads_limit), 99);  // 0600: nobody may not open it
+  ASSERT_EQ(::chmod(state_path().c_str(), 0666), 0);
+  EXPECT_EQ(AsNobody(nobody_reads_limit), 0);
 }
 
 }  // namespace

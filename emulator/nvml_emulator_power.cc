@@ -43,7 +43,8 @@ nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int* power_mw
       ApiFunction::nvmlDeviceGetPowerUsage, device,
       [&](Emulator& emulator, const GpuSpec& spec, std::size_t index) -> nvmlReturn_t {
         if (power_mw == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
-        return ReadGpuState(emulator, index, [&](const GpuState& gpu, std::int64_t now_ns) -> nvmlReturn_t {
+        const std::int64_t lookback_ns = zeus::emulator::PowerLookbackNs(spec);
+        return ReadGpuState(emulator, index, lookback_ns, [&](const GpuState& gpu, std::int64_t now_ns) {
           *power_mw = zeus::emulator::SensorOf(spec).AverageMw(spec.power, TimelineOf(gpu.limits), now_ns);
           return NVML_SUCCESS;
         });
@@ -56,7 +57,8 @@ nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned l
       [&](Emulator& emulator, const GpuSpec& spec, std::size_t index) -> nvmlReturn_t {
         if (energy_mj == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
         if (!spec.energy_counter) return NVML_ERROR_NOT_SUPPORTED;
-        return ReadGpuState(emulator, index, [&](const GpuState& gpu, std::int64_t now_ns) -> nvmlReturn_t {
+        const std::int64_t lookback_ns = zeus::emulator::EnergyLookbackNs(spec);
+        return ReadGpuState(emulator, index, lookback_ns, [&](const GpuState& gpu, std::int64_t now_ns) {
           // The counter advances only at its update instants.
           const std::int64_t period_ns = spec.counter_update_period_ns;
           const std::int64_t update_ns = period_ns > 0 ? now_ns - now_ns % period_ns : now_ns;
@@ -76,7 +78,7 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int values_count, nvm
                                       std::uint32_t average_mw = 0;
                                       std::int64_t update_ns = 0;
                                       const nvmlReturn_t read = ReadGpuState(
-                                          emulator, index,
+                                          emulator, index, zeus::emulator::PowerLookbackNs(spec),
                                           [&](const GpuState& gpu, std::int64_t now_ns) -> nvmlReturn_t {
                                             const zeus::emulator::LimitTimeline timeline = TimelineOf(gpu.limits);
                                             update_ns = sensor.LatestUpdateNs(now_ns);
@@ -167,6 +169,10 @@ nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int
         if (limit_mw < spec.min_limit_mw || limit_mw > spec.max_limit_mw) return NVML_ERROR_INVALID_ARGUMENT;
         return UpdateGpuState(emulator, index, [&](GpuState& gpu, std::int64_t now_ns) -> nvmlReturn_t {
           if (CurrentLimitMw(gpu.limits) != limit_mw) {
+            // Only what readings from now on can need is kept (constant space
+            // and reading cost however many limits are set).
+            ForgetLimitChangesBefore(&gpu.limits, spec.power, spec.counter_reset_ns,
+                                     now_ns - zeus::emulator::KeptLookbackNs(spec));
             RecordLimitRamp(&gpu.limits, spec.power, spec.counter_reset_ns, now_ns, limit_mw, spec.power_settle_ns);
           }
           return NVML_SUCCESS;

@@ -10,8 +10,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -23,6 +25,7 @@
 #include "device/nvml/nvml_abi.h"
 #include "emulator_control.h"
 #include "nvml_emulator_test_fixture.h"
+#include "shared_state.h"  // the file layout only (the test links the library, not its internals)
 
 namespace zeus::emulator::test {
 namespace {
@@ -423,6 +426,44 @@ TEST_F(NvmlEmulatorTest, StateLeftHalfUpdatedIsReinitialised) {
   EXPECT_EQ(EnergyMj(Handle(0)), 0u);
   Advance(1 * kS);
   EXPECT_EQ(EnergyMj(Handle(0)), 200'000u);
+}
+
+// How many limit changes GPU `index`'s history keeps, read from the state file
+// (the layout of shared_state.h).
+std::uint32_t KeptChanges(const std::string& state_path, std::size_t index) {
+  std::ifstream file(state_path, std::ios::binary);
+  file.seekg(static_cast<std::streamoff>(sizeof(StateHeader) + index * sizeof(GpuState) + offsetof(GpuState, limits) +
+                                         offsetof(LimitHistory, count)));
+  std::uint32_t count = 0;
+  file.read(reinterpret_cast<char*>(&count), sizeof(count));
+  return file ? count : std::numeric_limits<std::uint32_t>::max();
+}
+
+// A long emulated run: the state file and each GPU's history (and with it
+// what a reading copies and integrates over) stay the same size however many
+// limits are set, and energy stays exact.
+TEST_F(NvmlEmulatorTest, StateStaysTheSameSizeAfter100000LimitChanges) {
+  constexpr int kChanges = 100'000;
+  UseScenario(Manual(SnapshotGpu()));  // readings look back 1 ms (the sensor's update period)
+  Init();
+  nvmlDevice_t device = Handle(0);
+  ASSERT_EQ(AlternateLimits(device, 10), 0);
+  const auto size = std::filesystem::file_size(state_path());
+  EXPECT_EQ(size, sizeof(StateHeader) + sizeof(GpuState));
+  std::uint32_t most_kept = 0;
+  unsigned long long energy_mj = AlternatingEnergiesMj(10).back();
+  for (int k = 10; k < kChanges; ++k) {
+    ASSERT_EQ(zeusEmulatorAdvanceTimeNs(kMs), ZEUS_EMULATOR_OK);
+    ASSERT_EQ(nvmlDeviceSetPowerManagementLimit(device, AlternatingLimitMw(k)), NVML_SUCCESS);
+    energy_mj += AlternatingLimitMw(k - 1) / 1000;  // the ms just passed, at the previous limit
+    if (k % 1'000 == 0) {
+      most_kept = std::max(most_kept, KeptChanges(state_path(), 0));
+      ASSERT_EQ(EnergyMj(device), energy_mj) << "after " << k << " changes";
+    }
+  }
+  EXPECT_EQ(std::filesystem::file_size(state_path()), size);
+  EXPECT_LE(most_kept, 1u);  // the latest; the one in force 1 ms before it is the base
+  EXPECT_EQ(EnergyMj(device), AlternatingEnergiesMj(kChanges).back());
 }
 
 TEST_F(NvmlEmulatorTest, StateFileNeverShrinks) {

@@ -191,55 +191,75 @@ std::uint32_t PowerSensor::InstantMw(const PowerModel& model, const LimitTimelin
 
 void InitLimitHistory(LimitHistory* history, std::uint32_t initial_limit_mw) {
   *history = LimitHistory{};
-  history->fold_time_ns = 0;
-  history->fold_limit_mw = initial_limit_mw;
+  history->base.time_ns = 0;
+  history->base.limit_mw = initial_limit_mw;
 }
 
 LimitTimeline TimelineOf(const LimitHistory& history) {
   const std::size_t count = std::min<std::size_t>(history.count, kLimitHistoryCapacity);
-  return LimitTimeline{history.fold_limit_mw, std::span<const LimitChange>(history.changes.data(), count)};
+  return LimitTimeline{history.base.limit_mw, std::span<const LimitChange>(history.changes.data(), count)};
 }
 
 std::uint32_t CurrentLimitMw(const LimitHistory& history) {
-  if (history.count == 0) return history.fold_limit_mw;
+  if (history.count == 0) return history.base.limit_mw;
   return history.changes[history.count - 1].limit_mw;
 }
 
 namespace {
 
-// Moves the oldest kept change into the fold accumulator.
-void FoldOldest(LimitHistory* history, const PowerModel& model, std::optional<std::int64_t> counter_reset_ns) {
-  const LimitChange oldest = history->changes[0];
-  const LimitTimeline fold_segment{history->fold_limit_mw, {}};
-  if (counter_reset_ns && history->reset_captured == 0 && *counter_reset_ns < oldest.time_ns) {
-    // The fold point passes the reset instant: remember the energy there.
-    Energy at_reset = history->fold_energy;
-    at_reset.Add(IntegrateEnergy(model, fold_segment, history->fold_time_ns,
-                                 std::max(*counter_reset_ns, history->fold_time_ns)));
-    history->reset_energy = at_reset;
+// The latest kept entry: the last change, or the base.
+const LimitChange& Latest(const LimitHistory& history) {
+  return history.count == 0 ? history.base : history.changes[history.count - 1];
+}
+
+// The energy over [0, time_ns), where `from` is the entry in force at time_ns
+// (time_ns is clamped up to from.time_ns).
+Energy EnergyAtFrom(const LimitChange& from, const PowerModel& model, std::int64_t time_ns) {
+  Energy energy = from.energy_before;
+  energy.Add(IntegrateEnergy(model, LimitTimeline{from.limit_mw, {}}, from.time_ns, std::max(time_ns, from.time_ns)));
+  return energy;
+}
+
+// Moves the oldest `n` kept changes (1 <= n <= count) into the base.
+void FoldOldest(LimitHistory* history, const PowerModel& model, std::optional<std::int64_t> counter_reset_ns,
+                std::size_t n) {
+  const LimitChange& new_base = history->changes[n - 1];
+  if (counter_reset_ns && history->reset_captured == 0 && *counter_reset_ns < new_base.time_ns) {
+    // The base passes the reset instant: remember the energy there, from the
+    // entry in force at it.
+    const LimitChange* at = &history->base;
+    for (std::size_t i = 0; i + 1 < n && history->changes[i].time_ns <= *counter_reset_ns; ++i) {
+      at = &history->changes[i];
+    }
+    history->reset_energy = EnergyAtFrom(*at, model, *counter_reset_ns);
     history->reset_captured = 1;
   }
-  history->fold_energy.Add(IntegrateEnergy(model, fold_segment, history->fold_time_ns, oldest.time_ns));
-  history->fold_time_ns = oldest.time_ns;
-  history->fold_limit_mw = oldest.limit_mw;
-  std::copy(history->changes.begin() + 1, history->changes.begin() + history->count, history->changes.begin());
-  --history->count;
+  history->base = new_base;
+  std::copy(history->changes.begin() + static_cast<std::ptrdiff_t>(n),
+            history->changes.begin() + history->count, history->changes.begin());
+  history->count -= static_cast<std::uint32_t>(n);
 }
 
 }  // namespace
 
 void RecordLimitChange(LimitHistory* history, const PowerModel& model, std::optional<std::int64_t> counter_reset_ns,
                        std::int64_t time_ns, std::uint32_t limit_mw) {
-  const std::int64_t latest_ns =
-      history->count == 0 ? history->fold_time_ns : history->changes[history->count - 1].time_ns;
-  time_ns = std::max(time_ns, latest_ns);
+  time_ns = std::max(time_ns, Latest(*history).time_ns);
   if (history->count > 0 && history->changes[history->count - 1].time_ns == time_ns) {
-    history->changes[history->count - 1].limit_mw = limit_mw;
+    history->changes[history->count - 1].limit_mw = limit_mw;  // the energy before it stays the same
     return;
   }
-  if (history->count >= kLimitHistoryCapacity) FoldOldest(history, model, counter_reset_ns);
-  history->changes[history->count] = LimitChange{time_ns, limit_mw, 0};
+  if (history->count >= kLimitHistoryCapacity) FoldOldest(history, model, counter_reset_ns, 1);
+  const Energy before = EnergyAtFrom(Latest(*history), model, time_ns);
+  history->changes[history->count] = LimitChange{time_ns, limit_mw, 0, before};
   ++history->count;
+}
+
+void ForgetLimitChangesBefore(LimitHistory* history, const PowerModel& model,
+                              std::optional<std::int64_t> counter_reset_ns, std::int64_t horizon_ns) {
+  std::size_t n = 0;
+  while (n < history->count && history->changes[n].time_ns <= horizon_ns) ++n;
+  if (n > 0) FoldOldest(history, model, counter_reset_ns, n);
 }
 
 void RecordLimitRamp(LimitHistory* history, const PowerModel& model, std::optional<std::int64_t> counter_reset_ns,
@@ -261,9 +281,11 @@ void RecordLimitRamp(LimitHistory* history, const PowerModel& model, std::option
 }
 
 Energy TotalEnergyAt(const LimitHistory& history, const PowerModel& model, std::int64_t now_ns) {
-  Energy energy = history.fold_energy;
-  energy.Add(IntegrateEnergy(model, TimelineOf(history), history.fold_time_ns, std::max(now_ns, history.fold_time_ns)));
-  return energy;
+  // The entry in force at now_ns, found from the newest: only the changes
+  // after now_ns are passed over.
+  std::size_t after = std::min<std::size_t>(history.count, kLimitHistoryCapacity);
+  while (after > 0 && history.changes[after - 1].time_ns > now_ns) --after;
+  return EnergyAtFrom(after == 0 ? history.base : history.changes[after - 1], model, now_ns);
 }
 
 Energy CounterEnergyAt(const LimitHistory& history, const PowerModel& model,

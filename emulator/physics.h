@@ -62,11 +62,14 @@ struct Energy {
 };
 
 // One entry in a GPU's power-limit timeline: from `time_ns` on (inclusive),
-// the limit is `limit_mw`.
+// the limit is `limit_mw`. In a LimitHistory, `energy_before` is the exact
+// energy drawn over [0, time_ns), so that energy at a later instant needs only
+// this entry and the segment after it; plain timelines leave it zero.
 struct LimitChange {
   std::int64_t time_ns;
   std::uint32_t limit_mw;
   std::uint32_t reserved;  // zero; keeps the layout free of padding
+  Energy energy_before;
 };
 
 // A piecewise-constant power limit: `base_limit_mw` before the first change,
@@ -161,31 +164,37 @@ struct PowerSensor {
 };
 
 // How many limit changes a LimitHistory keeps individually. Older ones are
-// folded into an energy accumulator.
+// folded into its base.
 inline constexpr std::size_t kLimitHistoryCapacity = 256;
 
 // A GPU's power-limit history, sufficient to integrate its energy exactly from
-// time 0 to any instant not before the latest recorded change.
+// time 0 to any instant not before its base.
 //
-// The timeline is: `fold_limit_mw` from `fold_time_ns` until the first kept
-// change, then the kept changes. `fold_energy` is the exact energy over
-// [0, fold_time_ns). When the ring is full, the oldest change is folded: its
-// segment's energy is added to `fold_energy` and the fold point moves forward.
-// Power averages whose window reaches behind `fold_time_ns` treat the limit
-// there as `fold_limit_mw` (an approximation only after more than
-// kLimitHistoryCapacity changes within one averaging window).
+// The timeline is: `base.limit_mw` from `base.time_ns` until the first kept
+// change, then the kept changes; every entry (the base included) carries the
+// exact energy drawn before it. Folding moves the oldest kept changes into the
+// base. The emulator's setter folds what no reading can need any more
+// (ForgetLimitChangesBefore), so the history holds only the changes within
+// the longest look-back of a reading plus a settling ramp still under way;
+// recording a change folds the oldest one when all kLimitHistoryCapacity are
+// in use.
+// Power averages whose window reaches behind the base treat the limit there as
+// `base.limit_mw` (an approximation only after more than
+// kLimitHistoryCapacity changes within one look-back), and an energy reading
+// at an instant before the base reads the energy at the base.
+//
+// Space is constant (this fixed-size record), and so is the work of an
+// energy reading: TotalEnergyAt passes over only the changes after its
+// instant.
 //
 // Trivially copyable with a fixed layout: it lives in the shared state file.
 // Initialise with InitLimitHistory; zeroed memory is not a valid history.
 struct LimitHistory {
-  std::int64_t fold_time_ns;
-  std::uint32_t fold_limit_mw;
+  LimitChange base;
   std::uint32_t count;  // kept changes, <= kLimitHistoryCapacity
-  Energy fold_energy;
-  // Energy over [0, reset time) once the fold point has passed the counter
-  // reset time (see CounterEnergyAt); valid when reset_captured != 0.
+  // Energy over [0, reset time) once the base has passed the counter reset
+  // time (see CounterEnergyAt); valid when reset_captured != 0.
   std::uint32_t reset_captured;
-  std::uint32_t reserved;
   Energy reset_energy;
   std::array<LimitChange, kLimitHistoryCapacity> changes;
 };
@@ -196,7 +205,7 @@ void InitLimitHistory(LimitHistory* history, std::uint32_t initial_limit_mw);
 // The limit timeline a history describes.
 LimitTimeline TimelineOf(const LimitHistory& history);
 
-// The limit currently in force (the latest change, or the fold limit).
+// The limit currently in force (the latest change, or the base's limit).
 std::uint32_t CurrentLimitMw(const LimitHistory& history);
 
 // Records that the limit becomes `limit_mw` at `time_ns`. A time earlier than
@@ -206,6 +215,14 @@ std::uint32_t CurrentLimitMw(const LimitHistory& history);
 // folding can capture the energy at that instant exactly.
 void RecordLimitChange(LimitHistory* history, const PowerModel& model, std::optional<std::int64_t> counter_reset_ns,
                        std::int64_t time_ns, std::uint32_t limit_mw);
+
+// Folds every kept change at or before `horizon_ns` into the base (the change
+// in force at horizon_ns becomes the base), capturing the counter-reset
+// energy if the base passes the reset time. Afterwards every reading at
+// instants >= horizon_ns is what it was before, and the history holds only
+// the changes after horizon_ns.
+void ForgetLimitChangesBefore(LimitHistory* history, const PowerModel& model,
+                              std::optional<std::int64_t> counter_reset_ns, std::int64_t horizon_ns);
 
 // How many steps a settling limit change takes (see RecordLimitRamp).
 inline constexpr int kSettleSteps = 10;
@@ -223,8 +240,9 @@ inline constexpr int kSettleSteps = 10;
 void RecordLimitRamp(LimitHistory* history, const PowerModel& model, std::optional<std::int64_t> counter_reset_ns,
                      std::int64_t time_ns, std::uint32_t limit_mw, std::int64_t settle_ns);
 
-// The exact energy drawn over [0, now_ns). now_ns is clamped up to the fold
-// time.
+// The exact energy drawn over [0, now_ns). now_ns is clamped up to the base's
+// time. Work: the kept changes after now_ns (a settling ramp at most, for a
+// history the setter maintains), not the whole history.
 Energy TotalEnergyAt(const LimitHistory& history, const PowerModel& model, std::int64_t now_ns);
 
 // What the GPU's energy counter reads at `now_ns`: TotalEnergyAt, or, once

@@ -44,7 +44,7 @@ TEST(EmulatorEnergyTest, AddAndMinusCarryAndBorrow) {
 }
 
 TEST(EmulatorLimitTimelineTest, LimitAtIsRightContinuous) {
-  const std::vector<LimitChange> changes = {{100, 150'000, 0}, {200, 200'000, 0}, {200, 210'000, 0}};
+  const std::vector<LimitChange> changes = {{100, 150'000, 0, {}}, {200, 200'000, 0, {}}, {200, 210'000, 0, {}}};
   const LimitTimeline timeline{250'000, changes};
   EXPECT_EQ(timeline.LimitAt(0), 250'000u);
   EXPECT_EQ(timeline.LimitAt(99), 250'000u);
@@ -99,7 +99,7 @@ TEST(EmulatorIntegrateEnergyTest, FollowsLimitChangesAndScheduleSteps) {
   // Demand 100 W, 200 W from 1 s, 50 W from 3 s; limit 250 W, 150 W from
   // 0.5 s, 250 W from 2 s.
   const PowerModel model = PowerModel::Schedule({{0, 100'000}, {1 * kS, 200'000}, {3 * kS, 50'000}});
-  const std::vector<LimitChange> changes = {{500 * kMs, 150'000, 0}, {2 * kS, 250'000, 0}};
+  const std::vector<LimitChange> changes = {{500 * kMs, 150'000, 0, {}}, {2 * kS, 250'000, 0, {}}};
   const LimitTimeline timeline{250'000, changes};
   // 50 J + 50 J + 150 J + 200 J + 50 J.
   EXPECT_EQ(IntegrateEnergy(model, timeline, 0, 4 * kS), Mj(500'000));
@@ -131,7 +131,7 @@ TEST(EmulatorIntegrateEnergyTest, MatchesNaiveIntegrationOnRandomTimelines) {
     while (t_ms < 2'000) {
       t_ms += gap_ms(rng);
       steps.push_back({t_ms * kMs, static_cast<std::uint32_t>(power_w(rng)) * 1000u + 7u});
-      changes.push_back({(t_ms + gap_ms(rng)) * kMs, static_cast<std::uint32_t>(power_w(rng)) * 1000u + 3u, 0});
+      changes.push_back({(t_ms + gap_ms(rng)) * kMs, static_cast<std::uint32_t>(power_w(rng)) * 1000u + 3u, 0, {}});
     }
     std::sort(changes.begin(), changes.end(),
               [](const LimitChange& a, const LimitChange& b) { return a.time_ns < b.time_ns; });
@@ -214,10 +214,10 @@ TEST(EmulatorLimitHistoryTest, FoldingKeepsEnergyExactBeyondCapacity) {
   for (int i = 1; i <= kChanges; ++i) {
     const std::uint32_t limit = 100'000u + static_cast<std::uint32_t>((i * 37) % 200) * 1000u;
     RecordLimitChange(&history, model, reset_ns, i * kMs, limit);
-    all.push_back({i * kMs, limit, 0});
+    all.push_back({i * kMs, limit, 0, {}});
   }
   EXPECT_EQ(history.count, kLimitHistoryCapacity);
-  EXPECT_NE(history.fold_time_ns, 0);
+  EXPECT_NE(history.base.time_ns, 0);
   EXPECT_EQ(history.reset_captured, 1u);
   const LimitTimeline full{250'000, all};
   const std::int64_t end = (kChanges + 5) * kMs;
@@ -226,6 +226,73 @@ TEST(EmulatorLimitHistoryTest, FoldingKeepsEnergyExactBeyondCapacity) {
   // Windows inside the kept history are exact too.
   const std::int64_t from = end - 200 * kMs;
   EXPECT_EQ(AveragePowerMw(model, TimelineOf(history), from, end), AveragePowerMw(model, full, from, end));
+}
+
+// The setter forgets every change that no reading from now on can need
+// (ForgetLimitChangesBefore at now - look-back): every reading at an instant
+// after that horizon must be what the whole history gives, bit for bit.
+TEST(EmulatorLimitHistoryTest, ForgettingKeepsEveryReadingAfterTheHorizonExact) {
+  const PowerModel model =
+      PowerModel::Schedule({{0, 90'000}, {333 * kMs, 260'000}, {777 * kMs, 140'000}, {1'500 * kMs, 300'000}});
+  const std::optional<std::int64_t> reset_ns = 400 * kMs + 123;
+  constexpr std::int64_t kLookbackNs = 50 * kMs;
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> gap_us(1, 80'000);
+  std::uniform_int_distribution<int> limit_w(100, 300);
+  std::uniform_int_distribution<int> settle_ms(0, 30);
+  LimitHistory full;  // at most 20 ramps of 11 changes: never folds
+  LimitHistory kept;
+  InitLimitHistory(&full, 250'000);
+  InitLimitHistory(&kept, 250'000);
+  std::int64_t now = 0;
+  for (int i = 0; i < 20; ++i) {
+    now += gap_us(rng) * std::int64_t{1'000};
+    const auto limit = static_cast<std::uint32_t>(limit_w(rng)) * 1000u + 7u;
+    const std::int64_t settle = settle_ms(rng) * kMs;
+    RecordLimitRamp(&full, model, reset_ns, now, limit, settle);
+    ForgetLimitChangesBefore(&kept, model, reset_ns, now - kLookbackNs);
+    RecordLimitRamp(&kept, model, reset_ns, now, limit, settle);
+    ASSERT_LT(full.count, kLimitHistoryCapacity);
+    const std::int64_t horizon = std::max<std::int64_t>(0, now - kLookbackNs);
+    for (std::int64_t t = horizon; t <= now + 40 * kMs; t += 997'001) {
+      EXPECT_EQ(TotalEnergyAt(kept, model, t), TotalEnergyAt(full, model, t)) << i << " at " << t;
+      EXPECT_EQ(CounterEnergyAt(kept, model, reset_ns, t), CounterEnergyAt(full, model, reset_ns, t)) << t;
+      EXPECT_EQ(TimelineOf(kept).LimitAt(t), TimelineOf(full).LimitAt(t)) << t;
+      EXPECT_EQ(AveragePowerMw(model, TimelineOf(kept), horizon, t),
+                AveragePowerMw(model, TimelineOf(full), horizon, t))
+          << t;
+    }
+    EXPECT_EQ(CurrentLimitMw(kept), CurrentLimitMw(full));
+  }
+  // The horizon passed the reset, whose energy was captured on the way.
+  EXPECT_GT(now - kLookbackNs, *reset_ns);
+  EXPECT_EQ(kept.reset_captured, 1u);
+  EXPECT_LT(kept.count, full.count / 4);
+}
+
+// A long run: 100,000 limit changes, each settling over 100 ms, one a second,
+// with readings that look back 1.1 s. The history holds the last two ramps at
+// most (constant space, and an energy reading passes over only the changes
+// after its instant), and the energy is exact.
+TEST(EmulatorLimitHistoryTest, HistoryStaysShortOverALongRun) {
+  const PowerModel model = PowerModel::Constant(300'000);  // above every limit: draws the cap
+  constexpr std::int64_t kLookbackNs = 1'100 * kMs;
+  constexpr int kChanges = 100'000;
+  LimitHistory history;
+  InitLimitHistory(&history, 250'000);
+  std::uint32_t most_kept = 0;
+  Energy expected = Mj(250'000);  // 250 W until the first change at 1 s
+  for (int k = 1; k <= kChanges; ++k) {
+    const std::int64_t now = k * kS;
+    const std::uint32_t limit = k % 2 == 1 ? 150'000 : 250'000;
+    ForgetLimitChangesBefore(&history, model, std::nullopt, now - kLookbackNs);
+    RecordLimitRamp(&history, model, std::nullopt, now, limit, 100 * kMs);
+    most_kept = std::max(most_kept, history.count);
+    // The ramp's ten steps average 200 W over 0.1 s, then 0.9 s at the limit.
+    expected.Add(Mj(20'000 + limit / 1000 * 900));
+  }
+  EXPECT_LE(most_kept, 2u * (kSettleSteps + 1));
+  EXPECT_EQ(TotalEnergyAt(history, model, (kChanges + 1) * kS), expected);
 }
 
 TEST(EmulatorLimitHistoryTest, CounterResetRestartsFromZero) {

@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -117,7 +118,7 @@ FaultSpec ReadFaultTrigger(const ObjectReader& in, FaultSpec fault) {
 Scenario ReadScenario(const Json& root_json) {
   if (!root_json.is_object()) Fail("", fmt::format("the top level must be a JSON object, got {}", Show(root_json)));
   const ObjectReader root(root_json, "",
-                          {"driver_version", "nvml_version", "state_file", "clock", "time_scale",
+                          {"driver_version", "nvml_version", "state_file", "state_file_shared", "clock", "time_scale",
                            "power_update_period_ms", "power_average_window_ms", "counter_update_period_ms",
                            "power_settle_ms", "gpus", "faults"});
   Scenario scenario;
@@ -131,6 +132,12 @@ Scenario ReadScenario(const Json& root_json) {
   }
   if (const Json* state_file = root.Find("state_file")) {
     scenario.state_file = ReadString(*state_file, "state_file", PATH_MAX - 1);
+  }
+  if (const Json* shared = root.Find("state_file_shared")) {
+    scenario.state_file_shared = ReadBool(*shared, "state_file_shared");
+    if (scenario.state_file_shared && scenario.state_file.empty()) {
+      Fail("state_file_shared", "needs \"state_file\": the default state file is private to each user");
+    }
   }
   if (const Json* clock = root.Find("clock")) {
     if (!clock->is_string()) Fail("clock", fmt::format("expected \"wall\" or \"manual\", got {}", Show(*clock)));
@@ -229,6 +236,20 @@ std::string DefaultStatePath(std::string_view real_path, std::string_view tmp_di
   return fmt::format("{}/zeus-nvml-emulator-{:016x}.state", dir, Fnv1a64(real_path));
 }
 
+std::string DefaultStateDirectory() {
+  if (const char* tmp_dir = std::getenv("TMPDIR"); tmp_dir != nullptr && *tmp_dir != '\0') return tmp_dir;
+  // The runtime directory only if it is really ours (a `sudo` or `su` may
+  // have kept another user's).
+  if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime != nullptr && *runtime == '/') {
+    struct stat info {};
+    if (::stat(runtime, &info) == 0 && S_ISDIR(info.st_mode) && info.st_uid == ::geteuid() &&
+        (info.st_mode & 0077) == 0) {
+      return runtime;
+    }
+  }
+  return "/tmp";
+}
+
 bool ParseScenario(std::string_view text, Scenario* out, std::string* error) {
   try {
     Scenario scenario = internal::ReadScenario(internal::ParseJson(text));
@@ -257,8 +278,8 @@ bool LoadScenarioFile(const std::string& path, Scenario* out, std::string* error
     std::free(resolved);  // NOLINT(cppcoreguidelines-no-malloc): realpath allocates with malloc
   }
   if (scenario.state_file.empty()) {
-    const char* tmp_dir = std::getenv("TMPDIR");
-    scenario.state_file = DefaultStatePath(real_path, tmp_dir != nullptr ? tmp_dir : "");
+    scenario.state_file = DefaultStatePath(real_path, DefaultStateDirectory());
+    scenario.state_file_is_default = true;
   } else if (scenario.state_file.front() != '/') {
     // Relative state files are relative to the scenario's directory.
     const std::size_t slash = real_path.rfind('/');

@@ -128,6 +128,13 @@ struct Scenario {
   std::string driver_version;
   std::string nvml_version;
   std::string state_file;  // empty until resolved (see LoadScenarioFile)
+  // True when state_file is DefaultStatePath's: the state may then live in a
+  // private per-user directory beneath state_file's (state_file.h).
+  bool state_file_is_default = false;
+  // "state_file_shared": processes of other users may share the state file
+  // (it is created 0666 and may be owned by another user). Requires an
+  // explicit state_file.
+  bool state_file_shared = false;
   ClockMode clock = ClockMode::kWall;
   double time_scale = 1.0;  // emulated seconds per wall second (> 0)
   std::vector<GpuSpec> gpus;
@@ -143,13 +150,21 @@ struct Scenario {
 bool ParseScenario(std::string_view text, Scenario* out, std::string* error);
 
 // Reads the file at `path`, parses it, and resolves the state file path (the
-// scenario's own, or DefaultStatePath of the file's real path). On failure
-// returns false and sets *error to "scenario <path>: <problem>".
+// scenario's own, relative to the scenario's directory, or DefaultStatePath of
+// the file's real path in DefaultStateDirectory()). On failure returns false
+// and sets *error to "scenario <path>: <problem>".
 bool LoadScenarioFile(const std::string& path, Scenario* out, std::string* error);
 
 // The default state file for a scenario whose real path is `real_path`:
-// "<tmp_dir>/zeus-nvml-emulator-<16 hex digits of a hash of real_path>.state".
+// "<tmp_dir>/zeus-nvml-emulator-<16 hex digits of a hash of real_path>.state"
+// ("/tmp" for an empty tmp_dir).
 std::string DefaultStatePath(std::string_view real_path, std::string_view tmp_dir);
+
+// The directory for default state files: $TMPDIR if set, else
+// $XDG_RUNTIME_DIR if it is a directory of this user's that only this user
+// may access, else "/tmp". (Where that directory is not private to the user,
+// the state file goes to a private subdirectory: state_file.h.)
+std::string DefaultStateDirectory();
 
 // 64-bit FNV-1a hash of `bytes`.
 std::uint64_t Fnv1a64(std::string_view bytes);

@@ -5,10 +5,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 
 namespace zeus::emulator {
@@ -404,6 +406,63 @@ TEST_F(EmulatorLoadScenarioFileTest, RelativeStateFileIsNextToTheScenario) {
   std::string error;
   ASSERT_TRUE(LoadScenarioFile(path, &s, &error)) << error;
   EXPECT_EQ(s.state_file, std::filesystem::canonical(dir_).string() + "/emu.state");
+}
+
+TEST_F(EmulatorLoadScenarioFileTest, ExplicitStateFileIsNotTheDefaultAndMayBeShared) {
+  Scenario s;
+  std::string error;
+  ASSERT_TRUE(LoadScenarioFile(Write("private.json", WithGpus(Gpu(), R"("state_file": "/x/a.state", )")), &s, &error))
+      << error;
+  EXPECT_FALSE(s.state_file_is_default);
+  EXPECT_FALSE(s.state_file_shared);
+  ASSERT_TRUE(LoadScenarioFile(Write("default.json", WithGpus(Gpu())), &s, &error)) << error;
+  EXPECT_TRUE(s.state_file_is_default);
+  ASSERT_TRUE(LoadScenarioFile(
+      Write("shared.json", WithGpus(Gpu(), R"("state_file": "/x/a.state", "state_file_shared": true, )")), &s, &error))
+      << error;
+  EXPECT_TRUE(s.state_file_shared);
+  EXPECT_EQ(ParseError(WithGpus(Gpu(), R"("state_file_shared": true, )")),
+            "state_file_shared: needs \"state_file\": the default state file is private to each user");
+  EXPECT_THAT(ParseError(WithGpus(Gpu(), R"("state_file": "a", "state_file_shared": 1, )")),
+              StartsWith("state_file_shared: expected"));
+}
+
+// Sets (or, for nullptr, unsets) TMPDIR and XDG_RUNTIME_DIR, and returns
+// DefaultStateDirectory() then.
+std::string DefaultStateDirectoryWith(const char* tmpdir, const char* runtime) {
+  const auto save = [](const char* name) -> std::optional<std::string> {
+    const char* value = std::getenv(name);
+    return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
+  };
+  const auto restore = [](const char* name, const std::optional<std::string>& value) {
+    if (value) {
+      ::setenv(name, value->c_str(), 1);
+    } else {
+      ::unsetenv(name);
+    }
+  };
+  const std::optional<std::string> old_tmpdir = save("TMPDIR");
+  const std::optional<std::string> old_runtime = save("XDG_RUNTIME_DIR");
+  restore("TMPDIR", tmpdir != nullptr ? std::optional<std::string>(tmpdir) : std::nullopt);
+  restore("XDG_RUNTIME_DIR", runtime != nullptr ? std::optional<std::string>(runtime) : std::nullopt);
+  std::string dir = DefaultStateDirectory();
+  restore("TMPDIR", old_tmpdir);
+  restore("XDG_RUNTIME_DIR", old_runtime);
+  return dir;
+}
+
+TEST_F(EmulatorLoadScenarioFileTest, DefaultStateDirectoryPrefersTmpdirThenAPrivateRuntimeDirectory) {
+  const std::string runtime = (dir_ / "runtime").string();
+  std::filesystem::create_directory(runtime);
+  ASSERT_EQ(::chmod(runtime.c_str(), 0700), 0);
+  EXPECT_EQ(DefaultStateDirectoryWith("/some/tmp", runtime.c_str()), "/some/tmp");
+  EXPECT_EQ(DefaultStateDirectoryWith(nullptr, runtime.c_str()), runtime);
+  EXPECT_EQ(DefaultStateDirectoryWith("", runtime.c_str()), runtime);
+  EXPECT_EQ(DefaultStateDirectoryWith(nullptr, nullptr), "/tmp");
+  EXPECT_EQ(DefaultStateDirectoryWith(nullptr, "/nonexistent-runtime-dir"), "/tmp");
+  EXPECT_EQ(DefaultStateDirectoryWith(nullptr, "relative"), "/tmp");
+  ASSERT_EQ(::chmod(runtime.c_str(), 0755), 0);  // not private: not used
+  EXPECT_EQ(DefaultStateDirectoryWith(nullptr, runtime.c_str()), "/tmp");
 }
 
 TEST(EmulatorFnv1aTest, KnownValues) {

@@ -10,10 +10,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <ctime>
+
+#include "state_file.h"
 
 namespace zeus::emulator {
 namespace {
@@ -57,15 +60,49 @@ void StoreWords(const void* in, std::size_t count, Word* to) {
   }
 }
 
+// The words of GPU `index` in mapping `map`.
+Word* GpuWords(Word* map, std::size_t index) { return map + kHeaderWords + index * kGpuWords; }
+
+// The kept changes in use that `gpu` (its fixed part loaded) claims, clamped:
+// a torn count is caught by the reader's sequence check, and meanwhile the
+// copy stays in bounds.
+std::size_t ClampedCount(const GpuState& gpu) {
+  return std::min<std::size_t>(gpu.limits.count, kLimitHistoryCapacity);
+}
+
 // GPU `index`'s state from mapping `map`, but only the kept limit changes in
 // use (the rest of gpu->limits.changes is left as it was).
 void LoadGpuInUseFrom(Word* map, std::size_t index, GpuState* gpu) {
-  Word* from = map + kHeaderWords + index * kGpuWords;
+  Word* from = GpuWords(map, index);
   LoadWords(from, kGpuFixedWords, gpu);
-  // A torn count is caught by the reader's sequence check; clamp so that the
-  // copy stays in bounds meanwhile.
-  const std::size_t count = std::min<std::size_t>(gpu->limits.count, kLimitHistoryCapacity);
-  LoadWords(from + kGpuFixedWords, count * kChangeWords, gpu->limits.changes.data());
+  LoadWords(from + kGpuFixedWords, ClampedCount(*gpu) * kChangeWords, gpu->limits.changes.data());
+}
+
+// GPU `index`'s state from mapping `map` with its limit history cut at
+// `cut_ns(reset_captured)`: the last kept change at or before that instant
+// becomes the base, and only the later ones are copied (see
+// SharedState::ReadGpu). Work: the changes after the cut. Returns false if
+// the stored count is out of range (the caller's sequence check or the header
+// check decides what that means).
+template <class CutNs>
+bool LoadGpuCutFrom(Word* map, std::size_t index, CutNs cut_ns, GpuState* gpu) {
+  Word* from = GpuWords(map, index);
+  LoadWords(from, kGpuFixedWords, gpu);
+  const bool count_ok = gpu->limits.count <= kLimitHistoryCapacity;
+  const std::size_t count = ClampedCount(*gpu);
+  const std::int64_t cut = cut_ns(gpu->limits.reset_captured != 0);
+  Word* changes = from + kGpuFixedWords;
+  // Past the last change at or before the cut, found from the newest.
+  std::size_t first = count;
+  while (first > 0) {
+    const Word time = AtomicWord(changes[(first - 1) * kChangeWords]).load(std::memory_order_acquire);
+    if (std::bit_cast<std::int64_t>(time) <= cut) break;
+    --first;
+  }
+  if (first > 0) LoadWords(changes + (first - 1) * kChangeWords, kChangeWords, &gpu->limits.base);
+  LoadWords(changes + first * kChangeWords, (count - first) * kChangeWords, gpu->limits.changes.data());
+  gpu->limits.count = static_cast<std::uint32_t>(count - first);
+  return count_ok;
 }
 
 void CpuRelax() {
@@ -91,9 +128,12 @@ SharedState::SharedState(const Scenario& scenario)
 
 SharedState::~SharedState() { CloseFile(); }
 
-std::unique_ptr<SharedState> SharedState::Open(const Scenario& scenario, std::string* error) {
+std::unique_ptr<SharedState> SharedState::Open(const Scenario& scenario, std::string* error, bool* refused) {
   std::unique_ptr<SharedState> state(new SharedState(scenario));
-  if (!state->OpenFile(error)) return nullptr;
+  bool was_refused = false;
+  const bool opened = state->OpenFile(error, &was_refused);
+  if (refused != nullptr) *refused = was_refused;
+  if (!opened) return nullptr;
   {
     Locked locked(state.get(), error);
     if (!locked.ok()) return nullptr;
@@ -103,18 +143,12 @@ std::unique_ptr<SharedState> SharedState::Open(const Scenario& scenario, std::st
 
 // ---- Files and locks --------------------------------------------------------------------
 
-bool SharedState::OpenFile(std::string* error) {
-  // Processes of different users share one state file (an unprivileged
-  // trainer reads what a root daemon set), so a file this process creates is
-  // made 0666 whatever the umask.
-  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd_ >= 0) {
-    (void)::fchmod(fd_, 0666);
-  } else if (errno == EEXIST) {
-    fd_ = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
-  }
+bool SharedState::OpenFile(std::string* error, bool* refused) {
+  StateFileError problem;
+  fd_ = OpenStateFile(scenario_, &path_, &problem);
   if (fd_ < 0) {
-    if (error != nullptr) *error = fmt::format("state file {}: cannot open: {}", path_, std::strerror(errno));
+    if (error != nullptr) *error = problem.message;
+    *refused = problem.refused;
     return false;
   }
   owner_pid_ = ::getpid();
@@ -137,13 +171,17 @@ bool SharedState::ReopenAfterFork(std::string* error) {
   // A new open file description of the very file we have mapped (so the
   // mapping stays right, and lock-free readers in other threads keep using
   // it); the path only if /proc is unavailable.
+  // (That file passed OpenStateFile's checks; the path passes them again.)
   const std::string self = fmt::format("/proc/self/fd/{}", fd_);
   int fd = ::open(self.c_str(), O_RDWR | O_CLOEXEC);
   bool same_file = fd >= 0;
-  if (fd < 0) fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
   if (fd < 0) {
-    if (error != nullptr) *error = fmt::format("state file {}: cannot reopen: {}", path_, std::strerror(errno));
-    return false;
+    StateFileError problem;
+    fd = ReopenStateFile(path_, scenario_.state_file_shared, &problem);
+    if (fd < 0) {
+      if (error != nullptr) *error = problem.message;
+      return false;
+    }
   }
   if (!same_file) {
     struct stat old_info {};
@@ -248,14 +286,11 @@ void SharedState::StoreHeader(const StateHeader& header) {
   StoreWords(&merged, kHeaderWords, words());
 }
 
-void SharedState::LoadGpu(std::size_t index, GpuState* gpu) const {
-  LoadWords(words() + kHeaderWords + index * kGpuWords, kGpuWords, gpu);
-}
-
 void SharedState::LoadGpuInUse(std::size_t index, GpuState* gpu) const { LoadGpuInUseFrom(words(), index, gpu); }
 
 void SharedState::StoreGpu(std::size_t index, const GpuState& gpu) {
-  StoreWords(&gpu, kGpuWords, words() + kHeaderWords + index * kGpuWords);
+  // Only the changes in use: those beyond are never read.
+  StoreWords(&gpu, kGpuFixedWords + ClampedCount(gpu) * kChangeWords, GpuWords(words(), index));
 }
 
 // ---- Validation and initialisation ------------------------------------------------------
@@ -271,10 +306,10 @@ bool SharedState::HeaderMatches() const {
   if (h.sequence % 2 != 0) return false;
   // An epoch in the future means the file outlived a reboot.
   if (scenario_.clock == ClockMode::kWall && h.epoch_monotonic_ns > MonotonicNowNs()) return false;
-  if (h.manual_time_ns < 0) return false;
+  if (h.manual_time_ns < 0 || h.epoch_monotonic_ns < 0) return false;
   for (std::size_t i = 0; i < scenario_.gpus.size(); ++i) {
     GpuState gpu;
-    LoadWords(words() + kHeaderWords + i * kGpuWords, kGpuFixedWords, &gpu);
+    LoadWords(GpuWords(words(), i), kGpuFixedWords, &gpu);
     if (gpu.limits.count > kLimitHistoryCapacity) return false;
   }
   return true;
@@ -322,7 +357,13 @@ std::int64_t SharedState::LockedNowNs() const {
 
 // ---- Reading ------------------------------------------------------------------------------
 
-bool SharedState::TryReadSnapshot(std::size_t index, GpuState* gpu, std::int64_t* now_ns) const {
+std::int64_t SharedState::CutNs(std::size_t index, std::int64_t since_ns, bool reset_captured) const {
+  const std::optional<std::int64_t>& reset_ns = scenario_.gpus[index].counter_reset_ns;
+  return reset_ns && !reset_captured ? std::min(since_ns, *reset_ns) : since_ns;
+}
+
+bool SharedState::TryReadSnapshot(std::size_t index, std::int64_t lookback_ns, GpuState* gpu,
+                                  std::int64_t* now_ns) const {
   const bool wall = scenario_.clock == ClockMode::kWall;
   Word* const map = words();
   std::atomic_ref<Word> sequence = AtomicWord(map[kSequenceWord]);
@@ -337,41 +378,51 @@ bool SharedState::TryReadSnapshot(std::size_t index, GpuState* gpu, std::int64_t
     const std::int64_t monotonic_ns = wall ? MonotonicNowNs() : 0;
     StateHeader header;
     LoadWords(map, kHeaderWords, &header);
-    if (gpu != nullptr) LoadGpuInUseFrom(map, index, gpu);
+    // Is it this scenario's state? (HeaderMatches, without system calls;
+    // anything wrong goes to the locked path, which repairs it.) The time is
+    // needed to know how much history to copy; a torn header is caught below.
+    const bool header_ok = std::memcmp(header.magic, kStateMagic, sizeof(kStateMagic)) == 0 &&
+                           header.layout_version == kStateLayoutVersion &&
+                           header.gpu_count == scenario_.gpus.size() &&
+                           header.scenario_hash == scenario_.content_hash && header.file_size == size_ &&
+                           header.manual_time_ns >= 0 && header.epoch_monotonic_ns >= 0 &&
+                           !(wall && header.epoch_monotonic_ns > monotonic_ns);
+    const std::int64_t now = header_ok ? EmulatedNowNs(header, monotonic_ns) : 0;
+    bool gpu_ok = true;
+    if (gpu != nullptr) {
+      gpu_ok = LoadGpuCutFrom(
+          map, index, [&](bool reset_captured) { return CutNs(index, now - lookback_ns, reset_captured); }, gpu);
+    }
     // Not reordered before the acquire loads above.
     if (sequence.load(std::memory_order_relaxed) != before) continue;
-    // A consistent snapshot: is it this scenario's state? (HeaderMatches,
-    // without system calls; anything wrong goes to the locked path, which
-    // repairs it.)
-    if (std::memcmp(header.magic, kStateMagic, sizeof(kStateMagic)) != 0 ||
-        header.layout_version != kStateLayoutVersion || header.gpu_count != scenario_.gpus.size() ||
-        header.scenario_hash != scenario_.content_hash || header.file_size != size_ || header.manual_time_ns < 0 ||
-        (wall && header.epoch_monotonic_ns > monotonic_ns) ||
-        (gpu != nullptr && gpu->limits.count > kLimitHistoryCapacity)) {
-      return false;
-    }
-    *now_ns = EmulatedNowNs(header, monotonic_ns);
+    // A consistent snapshot.
+    if (!header_ok || !gpu_ok) return false;
+    *now_ns = now;
     return true;
   }
   return false;
 }
 
-bool SharedState::LockedRead(std::size_t index, GpuState* gpu, std::int64_t* now_ns) {
+bool SharedState::LockedRead(std::size_t index, std::int64_t lookback_ns, GpuState* gpu, std::int64_t* now_ns) {
   Locked locked(this);
   if (!locked.ok()) return false;
   // No writer can be at work: other processes' writers hold the flock, ours
-  // mutex_ too.
-  if (gpu != nullptr) LoadGpuInUse(index, gpu);
-  *now_ns = LockedNowNs();
+  // mutex_ too. The header matches (LockFile), so the count is in range.
+  const std::int64_t now = LockedNowNs();
+  if (gpu != nullptr) {
+    (void)LoadGpuCutFrom(
+        words(), index, [&](bool reset_captured) { return CutNs(index, now - lookback_ns, reset_captured); }, gpu);
+  }
+  *now_ns = now;
   return true;
 }
 
-bool SharedState::ReadGpu(std::size_t index, GpuState* gpu, std::int64_t* now_ns) {
-  return TryReadSnapshot(index, gpu, now_ns) || LockedRead(index, gpu, now_ns);
+bool SharedState::ReadGpu(std::size_t index, std::int64_t lookback_ns, GpuState* gpu, std::int64_t* now_ns) {
+  return TryReadSnapshot(index, lookback_ns, gpu, now_ns) || LockedRead(index, lookback_ns, gpu, now_ns);
 }
 
 bool SharedState::ReadNow(std::int64_t* now_ns) {
-  return TryReadSnapshot(0, nullptr, now_ns) || LockedRead(0, nullptr, now_ns);
+  return TryReadSnapshot(0, 0, nullptr, now_ns) || LockedRead(0, 0, nullptr, now_ns);
 }
 
 // ---- Writing ------------------------------------------------------------------------------

@@ -12,13 +12,18 @@
 //   GpuState[gpu_count]           per GPU: persistence, locked clocks, and
 //                                 the power-limit history (physics.h)
 //
-// Opening: under an exclusive flock on the file, an existing file whose
-// magic, layout version, scenario hash, GPU count and size match (and whose
-// epoch is not in the future, i.e. not from before a reboot, and that no
+// Opening: the file is opened as state_file.h describes (never through a
+// symbolic link, only a regular file of this user's or root's unless the
+// scenario shares it between users; a default file in a private per-user
+// directory). Then, under an exclusive flock on the file, an existing file
+// whose magic, layout version, scenario hash, GPU count and size match (and
+// whose epoch is not in the future, i.e. not from before a reboot, and that no
 // writer left half-updated) is reused; anything else is (re)initialised from
 // the scenario. Two processes that start together therefore never both
 // initialise it. The file only ever grows (to the size this scenario needs),
-// so no process can find its mapping cut short by another.
+// so no process can find its mapping cut short by another. Its size is fixed
+// for a scenario: each GPU's limit history has a fixed capacity (physics.h),
+// however many limits are set.
 //
 // Writing (setters, advancing the manual clock, (re)initialisation) runs under
 // a process-local mutex plus an exclusive flock, and re-validates the header
@@ -40,7 +45,9 @@
 // for the writer, or repairs the file). A writer takes the emulated time only
 // after making the counter odd, so a limit change is never recorded at an
 // instant before one a reader has already computed an energy for: energy
-// readings never go backwards.
+// readings never go backwards. A reader copies only the part of a GPU's
+// limit history that its reading needs (ReadGpu's look-back), so the cost of
+// a reading does not grow with the history.
 //
 // Thread-safety: all member functions may be called concurrently.
 
@@ -66,7 +73,8 @@ namespace zeus::emulator {
 
 inline constexpr char kStateMagic[8] = {'Z', 'E', 'U', 'S', 'E', 'M', 'U', '1'};
 // 2: the sequence counter (seqlock) in the header.
-inline constexpr std::uint32_t kStateLayoutVersion = 2;
+// 3: each kept limit change carries the energy drawn before it (physics.h).
+inline constexpr std::uint32_t kStateLayoutVersion = 3;
 // The latest emulated instant: far beyond any run, with headroom so that no
 // time arithmetic can overflow.
 inline constexpr std::int64_t kMaxEmulatedNs = std::numeric_limits<std::int64_t>::max() / 2;
@@ -105,9 +113,9 @@ static_assert(sizeof(StateHeader) % 8 == 0 && sizeof(GpuState) % 8 == 0);
 static_assert(alignof(StateHeader) == 8 && alignof(GpuState) == 8);
 static_assert(offsetof(StateHeader, epoch_monotonic_ns) == 32 && offsetof(StateHeader, sequence) == 48);
 // The part of a GpuState before the kept limit changes, and one change, in
-// whole words (readers copy only the changes in use).
+// whole words (readers copy only the changes they need).
 static_assert(offsetof(GpuState, limits) + offsetof(LimitHistory, changes) == 96);
-static_assert(sizeof(LimitChange) == 16);
+static_assert(sizeof(LimitChange) == 32 && offsetof(LimitChange, time_ns) == 0);
 // Shared memory is accessed only through lock-free 64-bit atomics: they work
 // between processes, where a lock-based atomic would not.
 static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free);
@@ -121,27 +129,36 @@ class SharedState {
   // Opens (creating or re-initialising as described above) the state file
   // scenario.state_file for `scenario`, which must outlive the SharedState.
   // Returns null and sets *error to a one-line message naming the file on
-  // failure.
-  static std::unique_ptr<SharedState> Open(const Scenario& scenario, std::string* error);
+  // failure; *refused (if not null) is then true for a refusal for safety or
+  // permissions (state_file.h).
+  static std::unique_ptr<SharedState> Open(const Scenario& scenario, std::string* error, bool* refused = nullptr);
 
   ~SharedState();
   SharedState(const SharedState&) = delete;
   SharedState& operator=(const SharedState&) = delete;
 
+  // The state file in use (the default one may be in a private directory).
   const std::string& path() const { return path_; }
 
-  // Copies GPU `index`'s state into *gpu (its kept limit changes beyond
-  // gpu->limits.count are left untouched) and sets *now_ns to the emulated
-  // time, as one consistent snapshot. Lock-free unless the file needs repair
-  // or a writer holds it for long. Returns false if the locked fallback
-  // fails. Requires index < the scenario's GPU count.
-  bool ReadGpu(std::size_t index, GpuState* gpu, std::int64_t* now_ns);
+  // Copies GPU `index`'s state into *gpu and sets *now_ns to the emulated
+  // time, as one consistent snapshot. The limit history is copied only as far
+  // as readings at instants >= *now_ns - lookback_ns need:
+  // gpu->limits is what ForgetLimitChangesBefore(that instant) would leave of
+  // the whole history (kept changes beyond gpu->limits.count are left
+  // untouched), except that while the GPU's counter-reset energy is not yet
+  // captured the cut is made no later than the reset time, so that
+  // CounterEnergyAt stays exact. The work is proportional to the changes
+  // copied, not to the history. Lock-free unless the file needs repair or a
+  // writer holds it for long. Returns false if the locked fallback fails.
+  // Requires index < the scenario's GPU count, lookback_ns >= 0.
+  bool ReadGpu(std::size_t index, std::int64_t lookback_ns, GpuState* gpu, std::int64_t* now_ns);
 
   // The emulated time now, in ns since the epoch. As ReadGpu.
   bool ReadNow(std::int64_t* now_ns);
 
   // Runs `fn(GpuState& gpu, std::int64_t now_ns)` on a copy of GPU `index`'s
-  // state, holding both locks, and publishes what fn changed. Returns false,
+  // state (the kept limit changes beyond gpu.limits.count are indeterminate),
+  // holding both locks, and publishes what fn changed. Returns false,
   // without running fn, if the file cannot be locked, reopened or
   // re-validated.
   template <class Fn>
@@ -150,7 +167,7 @@ class SharedState {
     if (!locked.ok()) return false;
     WriteSection section(this);
     GpuState gpu;
-    LoadGpu(index, &gpu);
+    LoadGpuInUse(index, &gpu);
     fn(gpu, LockedNowNs());
     StoreGpu(index, gpu);
     return true;
@@ -195,7 +212,7 @@ class SharedState {
 
   explicit SharedState(const Scenario& scenario);
 
-  bool OpenFile(std::string* error);
+  bool OpenFile(std::string* error, bool* refused);
   // Maps fd_; on failure closes it and returns false.
   bool MapFile(std::string* error);
   // Gives this process its own open file description after fork().
@@ -215,19 +232,22 @@ class SharedState {
 
   // The lock-free snapshot: false if the header does not match this scenario
   // or the retries ran out. `gpu` may be null (time only).
-  bool TryReadSnapshot(std::size_t index, GpuState* gpu, std::int64_t* now_ns) const;
+  bool TryReadSnapshot(std::size_t index, std::int64_t lookback_ns, GpuState* gpu, std::int64_t* now_ns) const;
   // The same under the locks.
-  bool LockedRead(std::size_t index, GpuState* gpu, std::int64_t* now_ns);
+  bool LockedRead(std::size_t index, std::int64_t lookback_ns, GpuState* gpu, std::int64_t* now_ns);
+  // Where ReadGpu cuts GPU `index`'s history (see there), given the copied
+  // reset flag.
+  std::int64_t CutNs(std::size_t index, std::int64_t since_ns, bool reset_captured) const;
 
   // Word access to the mapping (atomic; see above).
   Word* words() const { return words_.load(std::memory_order_acquire); }
   Word& SequenceWord() const;
   StateHeader LoadHeader() const;
-  // A GPU's state: all of it, or (LoadGpuInUse) only the kept changes in use.
-  void LoadGpu(std::size_t index, GpuState* gpu) const;
+  // A GPU's state with the kept changes in use (the rest of
+  // gpu->limits.changes is left as it was).
   void LoadGpuInUse(std::size_t index, GpuState* gpu) const;
-  // Stores the words of `gpu` that differ from the file's. Inside a
-  // WriteSection only.
+  // Stores the words of `gpu`, up to its kept changes in use, that differ
+  // from the file's. Inside a WriteSection only.
   void StoreGpu(std::size_t index, const GpuState& gpu);
   void StoreHeader(const StateHeader& header);
 
@@ -237,7 +257,7 @@ class SharedState {
   std::int64_t LockedNowNs() const;
 
   const Scenario& scenario_;
-  const std::string path_;
+  std::string path_;  // set by OpenFile, then constant
   const std::size_t size_;
   std::mutex mutex_;  // orders this process's lockers; guards the members below
   int fd_ = -1;

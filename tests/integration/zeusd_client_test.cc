@@ -89,7 +89,10 @@ class ZeusdClientTest : public ::testing::Test {
     if (geteuid() != 0) GTEST_SKIP() << "needs root: the daemon runs as root, the trainer as nobody";
     // nobody must reach the scenario, the emulator's state and the socket.
     ASSERT_EQ(chmod(tmp_.path().c_str(), 0777), 0);
-    json s = {{"clock", "manual"}, {"state_file", tmp_.File("state")}, {"gpus", {Gpu(250)}}};
+    json s = {{"clock", "manual"},
+              {"state_file", tmp_.File("state")},
+              {"state_file_shared", true},  // root's daemon and nobody's trainer share it
+              {"gpus", {Gpu(250)}}};
     scenario_ = tmp_.Write("scenario.json", s.dump());
     ASSERT_EQ(chmod(scenario_.c_str(), 0644), 0);
     socket_ = tmp_.File("zeusd.sock");

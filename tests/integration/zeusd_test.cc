@@ -50,7 +50,10 @@ class ZeusdTest : public ::testing::Test {
                            {"power_w", {99, 190, 236}},
                            {"iteration_time_s", {0.9, 0.5, 0.42}}};
     scenario_ = dir_.Write("scenario.json",
-                           json{{"state_file", dir_.File("state")}, {"gpus", {trained, gpu}}}.dump());
+                           json{{"state_file", dir_.File("state")},
+                                {"state_file_shared", true},  // the trainer runs as nobody, zeusd as root
+                                {"gpus", {trained, gpu}}}
+                               .dump());
     socket_ = dir_.File("zeusd.sock");
     key_ = dir_.Write("key", "integration-test-key");
   }
