@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "apps/zeus/cli_flags.h"
+#include "base/serial_worker.h"
 #include "zeus/base/error.h"
 #include "zeus/device/discovery.h"
 #include "zeus/exporter/collector.h"
@@ -88,6 +89,16 @@ int RunExporter(const ExporterFlags& flags) {
   int signal_number = 0;
   sigwait(&signals, &signal_number);
   std::fprintf(stderr, "zeus exporter: stopping on signal %d\n", signal_number);
+  server->reset();
+  // The collector's sampling threads may be inside a hung driver call: stop
+  // them within a deadline, and leave without destructors if one is stuck.
+  base::SerialWorker closer("zeus-close");
+  closer.Post([owned = std::shared_ptr<exporter::Collector>(std::move(*collector))]() mutable { owned.reset(); });
+  if (!closer.StopWithin(std::chrono::seconds(2))) {
+    std::fprintf(stderr, "zeus exporter: exiting with a driver call still hung\n");
+    std::fflush(stderr);
+    std::_Exit(0);
+  }
   return 0;
 }
 

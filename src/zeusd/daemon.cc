@@ -213,7 +213,6 @@ class Daemon::Impl {
   bool StopDeviceThreads(std::chrono::milliseconds deadline) {
     if (stopped_) return clean_;
     stopped_ = true;
-    collector_.reset();
     const auto end = std::chrono::steady_clock::now() + deadline;
     const auto left = [end] {
       return std::max(std::chrono::milliseconds(0),
@@ -225,6 +224,11 @@ class Daemon::Impl {
       clean = false;
       std::fprintf(stderr, "zeusd: %s %zu is still inside a driver call; leaving it behind\n", what, id);
     };
+    if (collector_) {  // its sampling threads may be inside a hung call too
+      base::SerialWorker closer("zeusd-close");
+      closer.Post([owned = std::shared_ptr<exporter::Collector>(std::move(collector_))]() mutable { owned.reset(); });
+      note(closer.StopWithin(left()), "the metrics collector's sampler of GPUs", 0);
+    }
     for (std::size_t i = 0; i < gpu_pollers_.size(); ++i) note(gpu_pollers_[i]->StopWithin(left()), "the power poller of GPU", i);
     for (std::size_t i = 0; i < cpu_pollers_.size(); ++i) note(cpu_pollers_[i]->StopWithin(left()), "the power poller of CPU", i);
     for (std::size_t i = 0; i < gpu_workers_.size(); ++i) note(gpu_workers_[i]->StopWithin(left()), "the writer of GPU", i);
