@@ -14,10 +14,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -68,6 +69,17 @@ struct MonitorFlags {
 
 double Seconds(nanoseconds d) { return std::chrono::duration<double>(d).count(); }
 
+// "0,,2" -> {"0", "", "2"}.
+std::vector<std::string> SplitCommas(const std::string& text) {
+  std::vector<std::string> items;
+  std::size_t begin = 0;
+  for (std::size_t end = text.find(','); end != std::string::npos; begin = end + 1, end = text.find(',', begin)) {
+    items.push_back(text.substr(begin, end - begin));
+  }
+  items.push_back(text.substr(begin));
+  return items;
+}
+
 // The check of one --gpus word, "0" or "0,2": every comma-separated item a
 // GPU index (a whole number, no sign, nothing past 2^32 - 1), in
 // IntegerFlag's words ("--gpus must be at least 0 (got -1)"). Rewrites each
@@ -76,15 +88,10 @@ CLI::Validator GpuListFlag() {
   const CLI::Validator index = IntegerFlag<std::uint32_t>();
   auto check = [index](std::string& input) -> std::string {
     std::string rewritten;
-    std::size_t begin = 0;
-    while (true) {
-      const std::size_t end = input.find(',', begin);
-      std::string item = input.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+    for (std::string& item : SplitCommas(input)) {
       if (item.empty()) return fmt::format("must be GPU indices separated by commas (got '{}')", input);
       if (std::string message = index(item); !message.empty()) return message;
       rewritten += (rewritten.empty() ? "" : ",") + item;
-      if (end == std::string::npos) break;
-      begin = end + 1;
     }
     input = rewritten;
     return "";
@@ -97,13 +104,7 @@ void ParseGpuList(MonitorFlags& flags) {
   flags.gpus.clear();
   flags.gpus_given = !flags.gpus_text.empty();
   for (const std::string& text : flags.gpus_text) {
-    std::size_t begin = 0;
-    while (true) {
-      const std::size_t end = text.find(',', begin);
-      flags.gpus.push_back(std::stoul(text.substr(begin, end == std::string::npos ? std::string::npos : end - begin)));
-      if (end == std::string::npos) break;
-      begin = end + 1;
-    }
+    for (const std::string& item : SplitCommas(text)) flags.gpus.push_back(std::stoul(item));
   }
 }
 
@@ -135,6 +136,44 @@ Status CheckWritable(const char* flag, const std::string& path) {
   if (fd < 0) return Fail(ErrorFromErrno(errno, fmt::format("{} {}: cannot write", flag, path)));
   ::close(fd);
   if (created) ::unlink(path.c_str());
+  return OkStatus();
+}
+
+// Whether two output paths name one file that one output would overwrite
+// with the other: the same path once made absolute and its existing part
+// resolved (symlinks, "..", "."), or the same inode (a hard link); a regular
+// file or one not there yet (a device such as /dev/null may be shared).
+bool SameOutputFile(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path resolved = fs::weakly_canonical(fs::absolute(a, ec), ec);
+  const bool same = (!ec && resolved == fs::weakly_canonical(fs::absolute(b, ec), ec) && !ec) ||
+                    (fs::equivalent(a, b, ec) && !ec);
+  const fs::file_status st = fs::status(resolved, ec);
+  return same && (!fs::exists(st) || fs::is_regular_file(st));
+}
+
+// The output paths' checks before anything runs: no two of -o, --timeline
+// and --plot name the same file (one would overwrite the other), and each
+// can be written (CheckWritable). kInvalidArgument naming both flags, or
+// CheckWritable's error.
+Status CheckOutputPaths(const MonitorFlags& flags) {
+  const std::pair<const char*, const std::string*> paths[] = {
+      {"-o/--output", &flags.output}, {"--timeline", &flags.timeline}, {"--plot", &flags.plot}};
+  for (std::size_t i = 0; i < std::size(paths); ++i) {
+    for (std::size_t j = i + 1; j < std::size(paths); ++j) {
+      const std::string& a = *paths[i].second;
+      const std::string& b = *paths[j].second;
+      if (a.empty() || b.empty() || !SameOutputFile(a, b)) continue;
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("{} {} and {} {} name the same file; give each output its own file", paths[i].first, a,
+                              paths[j].first, b));
+    }
+  }
+  for (const auto& [flag, path] : paths) {
+    if (path->empty()) continue;
+    if (Status s = CheckWritable(flag, *path); !s) return s;
+  }
   return OkStatus();
 }
 
@@ -289,21 +328,6 @@ int ReportNotStarted(const MonitorFlags& flags, int signal) {
   return exit_code;
 }
 
-// Test seam, not for users: with ZEUS_MONITOR_TEST_HOLD_FILE set, zeus monitor
-// creates that file once its signal handling is in place and the devices are
-// open, then waits (up to 60 s) until the file is removed before starting the
-// command, so a test can deliver a signal in that phase deterministically.
-void TestHoldBeforeStart() {
-  const char* path = std::getenv("ZEUS_MONITOR_TEST_HOLD_FILE");
-  if (path == nullptr || *path == '\0') return;
-  { std::ofstream(path) << "ready\n"; }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  struct stat st {};
-  while (::stat(path, &st) == 0 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-}
-
 int RunMonitor(MonitorFlags& flags) {
   // First, before anything slow: a signal from now on is held, never lost.
   SignalRelay& relay = SignalRelay::Install();
@@ -320,15 +344,10 @@ int RunMonitor(MonitorFlags& flags) {
     return usage_error("--pushgateway and --job go together: give both (e.g. --pushgateway http://localhost:9091 "
                        "--job train)");
   }
-  const std::pair<const char*, const std::string*> paths[] = {
-      {"-o/--output", &flags.output}, {"--timeline", &flags.timeline}, {"--plot", &flags.plot}};
-  for (const auto& [flag, path] : paths) {
-    if (path->empty()) continue;
-    if (Status s = CheckWritable(flag, *path); !s) {
-      fmt::print(stderr, "error: {}\n", s.error().message());
-      const ErrorCode code = s.error().code();
-      return ExitCodeFor(code == ErrorCode::kPermissionDenied ? code : ErrorCode::kInvalidArgument);
-    }
+  if (Status s = CheckOutputPaths(flags); !s) {
+    fmt::print(stderr, "error: {}\n", s.error().message());
+    const ErrorCode code = s.error().code();
+    return ExitCodeFor(code == ErrorCode::kPermissionDenied ? code : ErrorCode::kInvalidArgument);
   }
 
   auto devices = OpenDevices(flags);
@@ -400,7 +419,8 @@ int RunMonitor(MonitorFlags& flags) {
     remote = std::move(*started);
   }
 
-  TestHoldBeforeStart();
+  // Test seam: a test delivers a signal here, with the devices open.
+  TestHoldWhileFileExists("ZEUS_MONITOR_TEST_HOLD_FILE");
   if (std::optional<int> early = relay.TakePending()) return ReportNotStarted(flags, *early);
 
   const nanoseconds start = clock.Now();
@@ -515,9 +535,10 @@ int RunMonitor(MonitorFlags& flags) {
     if (child->signal_received) {
       text += fmt::format("  {} {}", SignalName(*child->signal_received),
                           child->signal_forwarded ? "was forwarded to the command"
-                                                  : "reached the command from the terminal");
+                                                  : "could not be forwarded: the command had exited");
       text += child->killed_after_grace
-                  ? fmt::format("; it was still running {} s later and was killed (SIGKILL)\n", flags.kill_after_s)
+                  ? fmt::format("; its process group was still running {} s later and was killed (SIGKILL)\n",
+                                flags.kill_after_s)
                   : "\n";
     }
     text += fmt::format("  {:<10} {:>12} {:>12} {:>12}  {}\n", "device", "energy (J)", "avg (W)", "peak (W)", "how");
@@ -580,7 +601,8 @@ int RunMonitor(MonitorFlags& flags) {
   }
   if (child->exec_error) fmt::print(stderr, "error: {}\n", *child->exec_error);
   if (child->killed_after_grace) {
-    fmt::print(stderr, "zeus monitor: the command did not exit within {} s of {}; it was killed with SIGKILL\n",
+    fmt::print(stderr,
+               "zeus monitor: the command's process group did not exit within {} s of {}; it was killed with SIGKILL\n",
                flags.kill_after_s, SignalName(*child->signal_received));
   }
   if (failures > 0) fmt::print(stderr, "zeus monitor: {} device(s) could not be measured (see the report)\n", failures);
@@ -670,11 +692,12 @@ void RegisterMonitorCommand(CLI::App& app, int* exit_code) {
       "Runs the command and passes its exit code through (128+N if killed by signal N; 127/126 if it cannot be\n"
       "run). Output paths are checked before it starts; a report or file that cannot be written makes the exit\n"
       "code non-zero. Everything after -- belongs to the command.\n"
-      "Signals: zeus holds SIGINT, SIGTERM, SIGHUP and SIGQUIT from its start. One that arrives before the command\n"
-      "starts cancels it (exit 128+N, reported). While it runs, a signal sent to zeus (kill -TERM <pid>) is\n"
-      "forwarded; Ctrl-C and Ctrl-\\ reach the command from the terminal and are not sent twice. If the command is\n"
-      "still running --kill-after seconds after the first signal, it gets SIGKILL. If zeus itself is killed, the\n"
-      "command is killed too (it never outlives zeus).\n"
+      "Signals: zeus holds SIGINT, SIGTERM, SIGHUP and SIGQUIT from before main. One that arrives before the\n"
+      "command starts cancels it (exit 128+N, reported). The command runs in a process group of its own: a signal\n"
+      "sent to zeus (kill -TERM <pid>) is forwarded to the whole group, and if any of it is still running\n"
+      "--kill-after seconds after the first signal, the group gets SIGKILL. With zeus in the foreground of its\n"
+      "terminal (stdin), the command gets the terminal: Ctrl-C, Ctrl-\\ and Ctrl-Z reach it directly, once. If zeus\n"
+      "itself is killed, so is the command's group (PR_SET_PDEATHSIG and a watchdog process).\n"
       "Clock: time is wall time; with GPUs of the Zeus NVML emulator, GPU energy and power are over the\n"
       "emulator's time (its scenario's time_scale), reported as time_s next to wall_time_s.\n"
       "Reports wall time, and per device energy (J), average and peak power (W), and the total. GPUs with an\n"

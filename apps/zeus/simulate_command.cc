@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -155,6 +156,20 @@ void PrintText(const SimulateFlags& f, const JobTrace& job, const SimulationResu
   if (s.first_ts_recurrence > 0) fmt::print("  Thompson sampling from recurrence {}\n", s.first_ts_recurrence);
 }
 
+// A power trace that does not exist means --gpu names no GPU of the trace
+// directory: a bad flag (kInvalidArgument, exit 2) whose message lists the
+// valid names. Any other error is returned as it is.
+Error UnknownGpuOr(const Error& e, const std::string& gpu, const std::string& dir) {
+  if (e.code() != ErrorCode::kNotFound) return e;
+  Result<std::vector<std::string>> gpus = simulator::ListTraceGpus(dir);
+  if (!gpus) return Error(ErrorCode::kInvalidArgument, fmt::format("--gpu '{}': {}", gpu, e.message()));
+  return Error(ErrorCode::kInvalidArgument,
+               fmt::format("--gpu '{}': {} has no power trace for it (summary_power_{}.csv); valid names: {}", gpu,
+                           dir, gpu,
+                           gpus->empty() ? std::string("none (the directory has no summary_power_<gpu>.csv)")
+                                         : fmt::format("{}", fmt::join(*gpus, ", "))));
+}
+
 int RunSimulate(SimulateFlags f) {
   Result<simulator::Policy> policy = ParsePolicy(f.policy);
   if (!policy) return Failure(policy.error());
@@ -177,16 +192,7 @@ int RunSimulate(SimulateFlags f) {
   Result<simulator::TrainTrace> train = simulator::LoadTrainTrace(simulator::TrainTracePath(*dir));
   if (!train) return Failure(train.error());
   Result<simulator::PowerTrace> power = simulator::LoadPowerTrace(simulator::PowerTracePath(*dir, f.gpu), f.gpu);
-  if (!power) {
-    Error e = power.error();
-    if (e.code() == ErrorCode::kNotFound) {
-      if (Result<std::vector<std::string>> gpus = simulator::ListTraceGpus(*dir); gpus) {
-        e = Error(e.code(), fmt::format("{} (GPUs with a power trace in {}: {})", e.message(), *dir,
-                                        fmt::join(*gpus, ", ")));
-      }
-    }
-    return Failure(e);
-  }
+  if (!power) return Failure(UnknownGpuOr(power.error(), f.gpu, *dir));
   Result<JobTrace> job = simulator::BuildJobTrace(*train, *power, *workload);
   if (!job) return Failure(job.error());
 

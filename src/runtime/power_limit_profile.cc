@@ -2,16 +2,16 @@
 
 #include "zeus/runtime/power_limit_profile.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -92,18 +92,58 @@ Result<PowerLimitProfileFile> Parse(const json& doc, const std::string& path) {
   return out;
 }
 
+// Reads the whole profile. What is not a regular file (a directory, a FIFO, a
+// device) is kInvalidArgument, found before it is opened for reading, so a
+// FIFO without a writer never blocks; a missing file is kNotFound; others
+// are ErrorFromErrno's code. Every message names the path.
+Result<std::string> ReadProfileFile(const std::string& path) {
+  auto not_regular = [&path](mode_t mode) {
+    const char* kind = S_ISDIR(mode)    ? "a directory"
+                       : S_ISFIFO(mode) ? "a FIFO (named pipe)"
+                       : S_ISSOCK(mode) ? "a socket"
+                       : S_ISCHR(mode)  ? "a character device"
+                       : S_ISBLK(mode)  ? "a block device"
+                                        : "not a regular file";
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("power-limit profile {} is {}; it must be a regular file", path, kind));
+  };
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return Fail(ErrorCode::kNotFound, fmt::format("power-limit profile {}: no such file", path));
+    return Fail(ErrorFromErrno(errno, fmt::format("power-limit profile {}", path)));
+  }
+  if (!S_ISREG(st.st_mode)) return not_regular(st.st_mode);
+  // O_NONBLOCK: the path may have become a FIFO since the stat; fstat judges what was opened.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return Fail(ErrorFromErrno(errno, fmt::format("power-limit profile {}", path)));
+  std::string text;
+  int read_errno = 0;
+  if (::fstat(fd, &st) != 0) {
+    read_errno = errno;
+  } else if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return not_regular(st.st_mode);
+  } else {
+    char buffer[1 << 14];
+    for (;;) {
+      const ssize_t n = ::read(fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) read_errno = errno;
+      if (n <= 0) break;
+      text.append(buffer, static_cast<std::size_t>(n));
+    }
+  }
+  ::close(fd);
+  if (read_errno != 0) return Fail(ErrorFromErrno(read_errno, fmt::format("power-limit profile {}", path)));
+  return text;
+}
+
 }  // namespace
 
 Result<PowerLimitProfileFile> LoadPowerLimitProfile(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
-    return Fail(ErrorCode::kNotFound, fmt::format("power-limit profile {}: no such file", path));
-  }
-  std::ifstream in(path);
-  if (!in) return Fail(ErrorFromErrno(errno, path));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  json doc = json::parse(buffer.str(), nullptr, /*allow_exceptions=*/false);
+  Result<std::string> text = ReadProfileFile(path);
+  if (!text) return Fail(text.error());
+  json doc = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) {
     return Fail(ErrorCode::kInvalidArgument, fmt::format("power-limit profile {}: not valid JSON", path));
   }

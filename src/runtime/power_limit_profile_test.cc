@@ -5,7 +5,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <fstream>
+#include <future>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -131,6 +137,32 @@ TEST(PowerLimitProfileTest, RejectsMalformedFiles) {
     EXPECT_THAT(loaded.error().message(), HasSubstr(path)) << c.text;
   }
   EXPECT_EQ(LoadPowerLimitProfile(tmp.File("missing.json")).error().code(), ErrorCode::kNotFound);
+}
+
+// A FIFO (or a directory) given as the profile is refused at once, naming the
+// path: opening a FIFO for reading would wait for ever for a writer.
+TEST(PowerLimitProfileTest, ProfileThatIsNotARegularFileIsRefusedWithoutBlocking) {
+  testing::TempDir tmp;
+  const std::string fifo = tmp.File("profile.json");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::future<Result<PowerLimitProfileFile>> loaded =
+      std::async(std::launch::async, [&] { return LoadPowerLimitProfile(fifo); });
+  if (loaded.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+    // Release the blocked reader (a writer that closes at once: it reads EOF), then fail.
+    const int writer = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    if (writer >= 0) ::close(writer);
+    loaded.wait();
+    FAIL() << "loading a FIFO blocked";
+  }
+  Result<PowerLimitProfileFile> fifo_result = loaded.get();
+  ASSERT_FALSE(fifo_result);
+  EXPECT_EQ(fifo_result.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(fifo_result.error().message(),
+            "power-limit profile " + fifo + " is a FIFO (named pipe); it must be a regular file");
+  auto dir = LoadPowerLimitProfile(tmp.path());
+  ASSERT_FALSE(dir);
+  EXPECT_EQ(dir.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_THAT(dir.error().message(), HasSubstr(tmp.path() + " is a directory; it must be a regular file"));
 }
 
 TEST(PowerLimitProfileTest, SaveFailureNamesThePath) {

@@ -20,14 +20,34 @@ namespace {
 
 using internal::CsvTable;
 
-// Reads a whole file. A path that is not a regular file (a directory) is
-// kInvalidArgument; one that cannot be opened or read is ErrorFromErrno's
-// code (kNotFound, kPermissionDenied, kIoError). Each names the path and
-// what is wrong with it.
+// "a directory", "a FIFO (named pipe)", ... for a file that is not regular.
+const char* FileKind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "not a regular file";
+}
+
+Error NotRegular(const std::string& path, mode_t mode) {
+  return Error(ErrorCode::kInvalidArgument,
+               fmt::format("{} is {}, not a CSV file; a trace must be a regular file", path, FileKind(mode)));
+}
+
+// Reads a whole file. A path that is not a regular file (a directory, a FIFO,
+// a device) is kInvalidArgument, found before the file is opened for reading,
+// so a FIFO without a writer never blocks the caller; one that cannot be
+// opened or read is ErrorFromErrno's code (kNotFound, kPermissionDenied,
+// kIoError). Each names the path and what is wrong with it.
 Result<std::string> ReadFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Fail(ErrorFromErrno(errno, fmt::format("cannot open {}", path)));
   struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return Fail(ErrorFromErrno(errno, fmt::format("cannot open {}", path)));
+  if (!S_ISREG(st.st_mode)) return Fail(NotRegular(path, st.st_mode));
+  // O_NONBLOCK: the path may have become a FIFO since the stat; the open
+  // must not wait for a writer. fstat below judges what was opened.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return Fail(ErrorFromErrno(errno, fmt::format("cannot open {}", path)));
   if (::fstat(fd, &st) != 0) {
     const int saved = errno;
     ::close(fd);
@@ -35,9 +55,7 @@ Result<std::string> ReadFile(const std::string& path) {
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("{} is {}, not a CSV file",
-                            path, S_ISDIR(st.st_mode) ? "a directory" : "not a regular file"));
+    return Fail(NotRegular(path, st.st_mode));
   }
   std::string text;
   char buffer[1 << 16];

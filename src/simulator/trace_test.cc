@@ -2,9 +2,13 @@
 
 #include "zeus/simulator/trace.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cmath>
+#include <future>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -116,10 +120,38 @@ TEST(TraceLoadTest, DirectoryWhereTheFileBelongsIsNamed) {
   Result<TrainTrace> t = LoadTrainTrace(path);
   ASSERT_FALSE(t);
   EXPECT_EQ(t.error().code(), ErrorCode::kInvalidArgument);
-  EXPECT_EQ(t.error().message(), path + " is a directory, not a CSV file");
+  EXPECT_EQ(t.error().message(), path + " is a directory, not a CSV file; a trace must be a regular file");
   Result<PowerTrace> p = LoadPowerTrace(path, "a40");
   ASSERT_FALSE(p);
-  EXPECT_EQ(p.error().message(), path + " is a directory, not a CSV file");
+  EXPECT_EQ(p.error().message(), path + " is a directory, not a CSV file; a trace must be a regular file");
+}
+
+// A FIFO where the CSV file belongs is refused at once (kInvalidArgument), not
+// opened: opening it for reading would wait for ever for a writer.
+TEST(TraceLoadTest, FifoWhereTheFileBelongsIsRefusedWithoutBlocking) {
+  testing::TempDir dir;
+  const std::string path = dir.File("summary_power_a40.csv");
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  for (int which = 0; which < 2; ++which) {
+    std::future<Error> loaded = std::async(std::launch::async, [&] {
+      if (which == 0) {
+        Result<TrainTrace> t = LoadTrainTrace(path);
+        return t ? Error(ErrorCode::kOk, "loaded") : t.error();
+      }
+      Result<PowerTrace> p = LoadPowerTrace(path, "a40");
+      return p ? Error(ErrorCode::kOk, "loaded") : p.error();
+    });
+    if (loaded.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+      // Release the blocked reader (a writer that closes at once: it reads EOF), then fail.
+      const int writer = ::open(path.c_str(), O_WRONLY | O_NONBLOCK);
+      if (writer >= 0) ::close(writer);
+      loaded.wait();
+      FAIL() << "loading a FIFO blocked (which=" << which << ")";
+    }
+    const Error e = loaded.get();
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument) << e.message();
+    EXPECT_EQ(e.message(), path + " is a FIFO (named pipe), not a CSV file; a trace must be a regular file");
+  }
 }
 
 TEST(WorkloadTest, BuiltinDefaultsAndOverrides) {

@@ -6,10 +6,12 @@
 // and the exit code of docs/architecture.md's table: 2 for anything wrong on
 // the command line (path flags included), 1 for a write that fails later.
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -20,6 +22,7 @@
 
 #include "testing/subprocess.h"
 #include "testing/temp_dir.h"
+#include "testing/wait.h"
 
 namespace zeus {
 namespace {
@@ -354,6 +357,58 @@ TEST_F(CliFileErrorsTest, TraceFileThatIsADirectory) {
   std::ofstream(dir + "/summary_power_a40.csv", std::ios::binary) << power.rdbuf();
   ExpectOneLineError(Zeus({"simulate", "--trace-dir", dir, "--workload", "imagenet", "--gpu", "a40"}),
                      {dir + "/summary_train.csv is a directory, not a CSV file"});
+}
+
+// Runs `zeus ARGS` in the background (a command that blocks must not hang the
+// test): its result once it exits, or exit_code -1 after killing it when it is
+// still running after a generous deadline.
+ProcessResult ZeusWithDeadline(std::vector<std::string> args, const testing::TempDir& tmp) {
+  args.insert(args.begin(), ZEUS_TEST_CLI_PATH);
+  const std::string out = tmp.File("deadline.out");
+  const std::string err = tmp.File("deadline.err");
+  ::unlink(out.c_str());
+  ::unlink(err.c_str());
+  testing::BackgroundProcess zeus(args, out, err, {{"ZEUS_TRACE_DIR", "/nonexistent/zeus-traces"}});
+  ProcessResult r;
+  if (!testing::WaitUntil([&] { return !zeus.Running(); }, std::chrono::seconds(60))) {
+    zeus.Signal(SIGKILL);
+    zeus.Wait();
+    return r;
+  }
+  r.exit_code = zeus.Wait();
+  std::ifstream o(out), e(err);
+  r.out.assign(std::istreambuf_iterator<char>(o), {});
+  r.err.assign(std::istreambuf_iterator<char>(e), {});
+  return r;
+}
+
+TEST_F(CliFileErrorsTest, TraceFileThatIsAFifoIsRefusedNotWaitedOn) {
+  // Opening a FIFO without a writer would block for ever.
+  const std::string dir = tmp_.File("traces");
+  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+  ASSERT_EQ(::mkfifo((dir + "/summary_train.csv").c_str(), 0600), 0);
+  std::ifstream power(kTraceDir + "/summary_power_a40.csv", std::ios::binary);
+  std::ofstream(dir + "/summary_power_a40.csv", std::ios::binary) << power.rdbuf();
+  const ProcessResult r =
+      ZeusWithDeadline({"simulate", "--trace-dir", dir, "--workload", "imagenet", "--gpu", "a40"}, tmp_);
+  ASSERT_NE(r.exit_code, -1) << "zeus simulate blocked on a FIFO";
+  ExpectOneLineError(r, {dir + "/summary_train.csv is a FIFO (named pipe), not a CSV file",
+                         "a trace must be a regular file"});
+}
+
+TEST(CliErrorsTest, WhatIfProfileThatIsAFifoIsRefusedNotWaitedOn) {
+  testing::TempDir tmp;
+  const std::string fifo = tmp.File("profile.json");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const ProcessResult r = ZeusWithDeadline({"what-if", fifo, "--steps-per-epoch", "100"}, tmp);
+  ASSERT_NE(r.exit_code, -1) << "zeus what-if blocked on a FIFO";
+  ExpectOneLineError(r, {"power-limit profile " + fifo + " is a FIFO (named pipe); it must be a regular file"});
+}
+
+TEST_F(CliFileErrorsTest, UnknownGpuIsABadFlagThatListsTheValidNames) {
+  const ProcessResult r = Zeus({"simulate", "--trace-dir", kTraceDir, "--workload", "imagenet", "--gpu", "h100"});
+  ExpectOneLineError(r, {"--gpu 'h100'", "summary_power_h100.csv", "valid names: a40, v100"});
+  EXPECT_EQ(r.out, "");
 }
 
 // --- zeus-emulated-train. ---

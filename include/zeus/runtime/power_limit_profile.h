@@ -56,6 +56,8 @@ struct PowerLimitProfileExpectation {
 
 // Reads and validates the file's values. Errors (all naming the file):
 //   kNotFound - no such file; kIoError - unreadable;
+//   kInvalidArgument - not a regular file (a directory, a FIFO, a device;
+//   refused before it is opened, so a FIFO never blocks the caller);
 //   kInvalidArgument - not JSON, an unknown or mistyped key, no measurements,
 //   a duplicated limit, a limit <= 0, energy < 0, time <= 0, or a value that
 //   is not finite.
