@@ -19,6 +19,7 @@
 #include "zeusd/power_stream.h"
 #include "zeusd/query.h"
 #include "base/serial_worker.h"
+#include "zeusd/gpu_calls.h"
 
 namespace zeus::zeusd {
 namespace {
@@ -90,58 +91,6 @@ struct GpuInfo {
   bool cumulative_energy_available = false;
   std::optional<device::PowerLimitConstraints> constraints;  // read at start-up
 };
-
-std::int64_t UnixNowMs(const std::function<std::int64_t()>& clock) {
-  if (clock) return clock();
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-double Seconds(std::chrono::steady_clock::duration d) { return std::chrono::duration<double>(d).count(); }
-
-// One GPU read route's value for one GPU; runs on the GPU's reader thread.
-Result<json> ReadGpuValue(device::Gpu& gpu, const std::string& path) {
-  if (path == "/gpu/get_power_limit") {
-    auto mw = gpu.PowerLimitMw();
-    if (!mw) return Fail(mw.error());
-    return json{{"power_limit_mw", *mw}};
-  }
-  if (path == "/gpu/get_power_limit_constraints") {
-    auto c = gpu.PowerLimitConstraintsMw();
-    if (!c) return Fail(c.error());
-    return json{{"min_power_limit_mw", c->min_mw}, {"max_power_limit_mw", c->max_mw}};
-  }
-  if (path == "/gpu/get_persistence_mode") {
-    auto enabled = gpu.PersistenceMode();
-    if (!enabled) return Fail(enabled.error());
-    return json{{"enabled", *enabled}};
-  }
-  if (path == "/gpu/get_cumulative_energy") {
-    auto mj = gpu.TotalEnergyMj();
-    if (!mj) return Fail(mj.error());
-    return json{{"energy_mj", *mj}};
-  }
-  auto mw = gpu.PowerUsageMw();  // /gpu/get_power
-  if (!mw) return Fail(mw.error());
-  return json(*mw);
-}
-
-// The value of a task's future, waiting until `deadline`: a timeout error
-// naming the GPU when it is not ready by then, and kUnavailable when the task
-// was dropped (the daemon is stopping).
-template <typename T>
-Result<T> AwaitGpu(std::future<Result<T>>& future, std::chrono::steady_clock::time_point deadline, std::size_t id,
-                   std::chrono::milliseconds timeout, std::string_view what) {
-  if (future.wait_until(deadline) != std::future_status::ready) {
-    return Fail(ErrorCode::kTimeout, fmt::format("GPU {} did not answer {} within {} ms; its driver call may hang", id,
-                                                 what, timeout.count()));
-  }
-  try {
-    return future.get();
-  } catch (const std::future_error&) {
-    return Fail(ErrorCode::kUnavailable, fmt::format("GPU {}: zeusd is shutting down", id));
-  }
-}
 
 }  // namespace
 
@@ -312,19 +261,6 @@ class Daemon::Impl {
     return options_.gpu_write_timeout.count() > 0 ? options_.gpu_write_timeout : options_.gpu_call_timeout;
   }
 
-  // kUnavailable when GPU `id`'s `worker` has been inside one call for longer
-  // than `timeout`: a request is answered at once instead of queueing behind
-  // a hung driver call.
-  static std::optional<Error> Hung(std::size_t id, const base::SerialWorker& worker, std::chrono::milliseconds timeout,
-                                   std::string_view role) {
-    const auto busy = worker.busy_for();
-    if (busy <= timeout) return std::nullopt;
-    return Error(ErrorCode::kUnavailable,
-                 fmt::format("GPU {} has not answered a driver call ({}) for {:.1f} s; its driver may hang. Other GPUs "
-                             "still answer; retry later",
-                             id, role, Seconds(busy)));
-  }
-
   HttpResponse Route(const HttpRequest& request, const Target& target, const std::optional<TokenClaims>& claims) {
     const std::string& path = target.path;
     auto method_is = [&](std::string_view method) -> std::optional<HttpResponse> {
@@ -493,7 +429,7 @@ class Daemon::Impl {
                                  fmt::format("power_limit_mw {} is outside GPU {}'s range [{}, {}] mW; nothing was "
                                              "changed",
                                              args.power_limit_mw, id, constraints->min_mw, constraints->max_mw)));
-      } else if (auto hung = Hung(id, *gpu_workers_[id], WriteTimeout(), "a write")) {
+      } else if (auto hung = HungGpuError(id, *gpu_workers_[id], WriteTimeout(), "a write")) {
         errors.emplace(id, *hung);
       }
     }
@@ -539,7 +475,7 @@ class Daemon::Impl {
     // The GPUs are read in parallel, each on its own reader thread.
     std::vector<std::pair<std::size_t, std::future<Result<json>>>> pending;
     for (std::size_t id : *ids) {
-      if (auto hung = Hung(id, *gpu_readers_[id], options_.gpu_call_timeout, path)) {
+      if (auto hung = HungGpuError(id, *gpu_readers_[id], options_.gpu_call_timeout, path)) {
         errors.emplace(id, *hung);
         continue;
       }
