@@ -17,9 +17,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -174,6 +176,38 @@ inline int CountSocketsOnPort(std::uint16_t port, const std::string& wanted_stat
       std::string slot, local, remote, state;
       fields >> slot >> local >> remote >> state;
       if (state != wanted_state) continue;
+      auto port_of = [](const std::string& address) {
+        return static_cast<std::uint16_t>(std::stoul(address.substr(address.rfind(':') + 1), nullptr, 16));
+      };
+      if (port_of(local) == port || port_of(remote) == port) ++count;
+    }
+  }
+  return count;
+}
+
+// Like CountSocketsOnPort, but only the sockets this process holds open (by
+// their inodes in /proc/self/fd), so that other programs on the machine
+// cannot change the count. (A TIME_WAIT socket has no owner: count those with
+// CountSocketsOnPort.)
+inline int CountOwnSocketsOnPort(std::uint16_t port, const std::string& wanted_state) {
+  std::set<std::string> own_inodes;
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    std::error_code link_ec;
+    const std::string target = std::filesystem::read_symlink(it->path(), link_ec).string();
+    if (!link_ec && target.rfind("socket:[", 0) == 0) own_inodes.insert(target.substr(8, target.size() - 9));
+  }
+  int count = 0;
+  for (const char* path : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+      fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >> inode;
+      if (state != wanted_state || own_inodes.count(inode) == 0) continue;
       auto port_of = [](const std::string& address) {
         return static_cast<std::uint16_t>(std::stoul(address.substr(address.rfind(':') + 1), nullptr, 16));
       };
