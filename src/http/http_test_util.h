@@ -160,12 +160,11 @@ class RawSocket {
   std::string pending_;
 };
 
-// TCP sockets (not listening) with `port` at either end, from /proc/net/tcp*.
-// Counts TCP sockets in the network namespace that have `port` at either end
-// and are in `state` (the kernel's hex code: "01" ESTABLISHED, "06"
-// TIME_WAIT). Other processes share the namespace, so callers must allow for
-// strangers' sockets in states this process does not own.
-inline int CountSocketsOnPort(std::uint16_t port, const std::string& wanted_state) {
+namespace internal_sockets {
+// Counts /proc/net/tcp{,6} entries in `wanted_state` with `port` at either
+// end whose inode `keep` accepts.
+template <typename Keep>
+int CountTcpEntries(std::uint16_t port, const std::string& wanted_state, Keep keep) {
   int count = 0;
   for (const char* path : {"/proc/net/tcp", "/proc/net/tcp6"}) {
     std::ifstream in(path);
@@ -173,9 +172,9 @@ inline int CountSocketsOnPort(std::uint16_t port, const std::string& wanted_stat
     std::getline(in, line);  // header
     while (std::getline(in, line)) {
       std::istringstream fields(line);
-      std::string slot, local, remote, state;
-      fields >> slot >> local >> remote >> state;
-      if (state != wanted_state) continue;
+      std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+      fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >> inode;
+      if (state != wanted_state || !keep(inode)) continue;
       auto port_of = [](const std::string& address) {
         return static_cast<std::uint16_t>(std::stoul(address.substr(address.rfind(':') + 1), nullptr, 16));
       };
@@ -183,6 +182,16 @@ inline int CountSocketsOnPort(std::uint16_t port, const std::string& wanted_stat
     }
   }
   return count;
+}
+}  // namespace internal_sockets
+
+// TCP sockets (not listening) with `port` at either end, from /proc/net/tcp*.
+// Counts TCP sockets in the network namespace that have `port` at either end
+// and are in `state` (the kernel's hex code: "01" ESTABLISHED, "06"
+// TIME_WAIT). Other processes share the namespace, so callers must allow for
+// strangers' sockets in states this process does not own.
+inline int CountSocketsOnPort(std::uint16_t port, const std::string& wanted_state) {
+  return internal_sockets::CountTcpEntries(port, wanted_state, [](const std::string&) { return true; });
 }
 
 // Like CountSocketsOnPort, but only the sockets this process holds open (by
@@ -198,23 +207,8 @@ inline int CountOwnSocketsOnPort(std::uint16_t port, const std::string& wanted_s
     const std::string target = std::filesystem::read_symlink(it->path(), link_ec).string();
     if (!link_ec && target.rfind("socket:[", 0) == 0) own_inodes.insert(target.substr(8, target.size() - 9));
   }
-  int count = 0;
-  for (const char* path : {"/proc/net/tcp", "/proc/net/tcp6"}) {
-    std::ifstream in(path);
-    std::string line;
-    std::getline(in, line);  // header
-    while (std::getline(in, line)) {
-      std::istringstream fields(line);
-      std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
-      fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >> inode;
-      if (state != wanted_state || own_inodes.count(inode) == 0) continue;
-      auto port_of = [](const std::string& address) {
-        return static_cast<std::uint16_t>(std::stoul(address.substr(address.rfind(':') + 1), nullptr, 16));
-      };
-      if (port_of(local) == port || port_of(remote) == port) ++count;
-    }
-  }
-  return count;
+  return internal_sockets::CountTcpEntries(port, wanted_state,
+                                           [&](const std::string& inode) { return own_inodes.count(inode) > 0; });
 }
 
 inline HttpServerOptions TestOptions() {

@@ -31,6 +31,7 @@
 
 #include "testing/subprocess.h"
 #include "testing/temp_dir.h"
+#include "testing/wait.h"
 
 extern char** environ;
 
@@ -52,16 +53,8 @@ inline bool Exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
-// Polls `done` until it holds or a generous deadline passes (readiness, never
-// a sleep that must be long enough).
-inline bool WaitUntil(const std::function<bool()>& done, std::chrono::seconds deadline = std::chrono::seconds(60)) {
-  const auto end = std::chrono::steady_clock::now() + deadline;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > end) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return true;
-}
+// WaitUntil: testing/wait.h (readiness with a generous deadline, never a fixed sleep).
+using zeus::testing::WaitUntil;
 
 // A process gone or a zombie (nobody may reap an orphan in a container).
 inline bool Gone(pid_t pid) {
