@@ -9,7 +9,7 @@ emulator, and puts beside the Python sources:
     zeus/_native*.so                        the native module
     zeus/bin/zeus                           the command-line tool (run by the console script `zeus`: zeus._cli)
     zeus/lib/libzeus-nvml-emulator.so       the NVML emulator (zeus.emulator finds it)
-    zeus/emulator_scenarios/*.json          example scenarios (examples/four-gpus.json, emulated-training.json)
+    zeus/emulator_scenarios/*.json          example scenarios (examples/four-gpus.json, emulated-training.json, gh200.json)
 
 With ZEUS_WHEEL_SELF_CONTAINED=1 (scripts/build-wheel sets it) the copies are made independent of the build
 machine's libraries (and stripped): the shared libraries they need beyond the C and C++ runtimes (only fmt's libfmt.so.9: the rest
@@ -37,15 +37,16 @@ from setuptools.command.build_py import build_py
 from setuptools.dist import Distribution
 
 ROOT = Path(__file__).resolve().parent
-SCENARIOS = ("four-gpus", "emulated-training")
+SCENARIOS = ("four-gpus", "emulated-training", "gh200")
 
 # Shared libraries the wheel's native files may need from the system: glibc's and the compiler's runtimes.
 ALLOWED_LIBRARIES = re.compile(
     r"^(libc\.so\.6|libm\.so\.6|libstdc\+\+\.so\.6|libgcc_s\.so\.1|ld-linux-x86-64\.so\.2|libdl\.so\.2|"
     r"libpthread\.so\.0)$"
 )
-# Shared libraries copied into zeus/.libs/ (Debian ships fmt as a shared library only).
-BUNDLED_LIBRARIES = re.compile(r"^libfmt\.so\.\d+$")
+# Shared libraries copied into zeus/.libs/ (Debian ships fmt as a shared library only; OpenSSL's for the
+# https:// of the carbon and price providers; the CA certificates stay the system's).
+BUNDLED_LIBRARIES = re.compile(r"^(libfmt\.so\.\d+|libssl\.so\.3|libcrypto\.so\.3)$")
 
 
 def read_version() -> str:
@@ -176,6 +177,10 @@ class BuildWithCMake(build_py):
         }
         for scenario in SCENARIOS:
             copies[ROOT / "examples" / f"{scenario}.json"] = package / "emulator_scenarios" / f"{scenario}.json"
+        # The offline carbon-intensity table: for zeus.monitor.carbon, and for the bundled `zeus` (bin/../share).
+        copies[ROOT / "data" / "carbon" / "intensity.json"] = package / "data" / "carbon_intensity.json"
+        copies[build_dir / "share" / "zeus" / "carbon" / "intensity.json"] = (
+            package / "share" / "zeus" / "carbon" / "intensity.json")
         shutil.rmtree(package / ".libs", ignore_errors=True)
         for source, target in copies.items():
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
   const std::string scenario = dir + "/scenario.json";
   std::ofstream(scenario) << fmt::format(
       R"({{"state_file": "{}/state", "gpus": [{}], "faults": [)"
-      R"({{"function": "nvmlDeviceGetPowerUsage", "gpu": 1, "hang": true}},)"
+      R"({{"function": "nvmlDeviceGetFieldValues", "gpu": 1, "hang": true}},)"
       R"({{"function": "nvmlDeviceGetPowerManagementLimit", "gpu": 1, "hang": true}}]}})",
       dir, gpus);
   ::setenv("ZEUS_EMULATOR_CONFIG", scenario.c_str(), 1);

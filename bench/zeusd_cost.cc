@@ -35,7 +35,7 @@
 
 #include "http/http.h"
 #include "zeus/device/discovery.h"
-#include "zeus/zeusd/power_streaming.h"
+#include "zeus/zeusd_client/power_streaming.h"
 
 namespace {
 
@@ -92,12 +92,11 @@ int ConnectUnix(const std::string& path) {
   return fd;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const int calls = argc > 1 ? std::atoi(argv[1]) : 2000;
+// A scenario of 8 A40s drawing 200-207 W in a new temporary directory,
+// named by $ZEUS_EMULATOR_CONFIG. Returns the directory ("" on failure).
+std::string WriteScenario() {
   char dir_template[] = "/tmp/zeusd-cost-XXXXXX";
-  if (::mkdtemp(dir_template) == nullptr) return 1;
+  if (::mkdtemp(dir_template) == nullptr) return "";
   const std::string dir = dir_template;
   std::string gpus;
   for (int i = 0; i < 8; ++i) {
@@ -109,8 +108,11 @@ int main(int argc, char** argv) {
   const std::string scenario = dir + "/scenario.json";
   std::ofstream(scenario) << fmt::format(R"({{"state_file": "{}/state", "gpus": [{}]}})", dir, gpus);
   ::setenv("ZEUS_EMULATOR_CONFIG", scenario.c_str(), 1);
-  const std::string socket_path = dir + "/zeusd.sock";
+  return dir;
+}
 
+// zeusd on the emulator, serving `socket_path`; its pid.
+pid_t StartDaemon(const std::string& socket_path) {
   const pid_t daemon = ::fork();
   if (daemon == 0) {
     ::execl(ZEUS_BENCH_ZEUSD_PATH, "zeusd", "serve", "--socket-path", socket_path.c_str(), "--nvml-library",
@@ -118,18 +120,22 @@ int main(int argc, char** argv) {
             "--num-workers", "2", static_cast<char*>(nullptr));
     ::_exit(127);
   }
-  zeus::http::HttpClientOptions options;
-  options.unix_socket_path = socket_path;
-  auto client = zeus::http::HttpClient::Create("http://localhost", options).value();
+  return daemon;
+}
+
+// Waits up to 60 s for the daemon to answer /time.
+bool WaitForDaemon(zeus::http::HttpClient& client) {
   const auto deadline = Clock::now() + std::chrono::seconds(60);
-  while (!client->Send("GET", "/time")) {
-    if (Clock::now() > deadline) {
-      std::fprintf(stderr, "zeusd_cost: zeusd did not start\n");
-      return 1;
-    }
+  while (!client.Send("GET", "/time")) {
+    if (Clock::now() > deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  return true;
+}
 
+// Part 1: p50/p99 of a power-limit change and a power read, directly and
+// through the daemon.
+void MeasureCallLatency(int calls, zeus::http::HttpClient& client) {
   zeus::device::GpuOptions gpu_options;
   gpu_options.nvml_library = ZEUS_BENCH_EMULATOR_PATH;
   gpu_options.cuda_visible_devices = "0,1,2,3,4,5,6,7";
@@ -140,11 +146,11 @@ int main(int argc, char** argv) {
   const Stats direct_set = Time(calls, [&](int i) { return gpu.SetPowerLimitMw(limit_mw(i)).has_value(); });
   const Stats direct_read = Time(calls, [&](int) { return gpu.PowerUsageMw().has_value(); });
   const Stats daemon_set = Time(calls, [&](int i) {
-    auto r = client->Send("POST", fmt::format("/gpu/set_power_limit?gpu_ids=0&power_limit_mw={}&block=true", limit_mw(i)));
+    auto r = client.Send("POST", fmt::format("/gpu/set_power_limit?gpu_ids=0&power_limit_mw={}&block=true", limit_mw(i)));
     return r && r->status == 200;
   });
   const Stats daemon_read = Time(calls, [&](int) {
-    auto r = client->Send("GET", "/gpu/get_power?gpu_ids=0");
+    auto r = client.Send("GET", "/gpu/get_power?gpu_ids=0");
     return r && r->status == 200;
   });
   std::printf("zeusd cost over a Unix socket, %d calls each (emulated GPUs), microseconds\n", calls);
@@ -154,8 +160,11 @@ int main(int argc, char** argv) {
               daemon_set.p50_us, daemon_set.p99_us, daemon_set.p99_us - direct_set.p99_us);
   std::printf("  %-18s %10.1f %10.1f %10.1f %10.1f %14.1f\n", "get_power", direct_read.p50_us, direct_read.p99_us,
               daemon_read.p50_us, daemon_read.p99_us, daemon_read.p99_us - direct_read.p99_us);
+}
 
-  // Two clients streaming all 8 GPUs at 10 Hz.
+// Part 2: the daemon's CPU over 10 s while two raw clients stream all 8
+// GPUs at 10 Hz.
+void MeasureDaemonStreamingCpu(const std::string& socket_path, pid_t daemon) {
   std::atomic<bool> stop{false};
   std::atomic<long> bytes{0};
   std::vector<std::thread> readers;
@@ -188,41 +197,63 @@ int main(int argc, char** argv) {
   std::printf("zeusd CPU while 2 clients stream 8 GPUs at 10 Hz: %.2f %% of a core (%ld ticks in %.1f s; %ld bytes "
               "streamed)\n",
               share, ticks, seconds, bytes.load());
+}
 
-  {
-    zeus::zeusd::ZeusdConfig config;
-    config.socket_path = socket_path;
-    auto streaming = zeus::zeusd::PowerStreamingClient::Start({{config, std::nullopt, std::vector<int>{}}});
-    if (!streaming) {
-      std::fprintf(stderr, "zeusd_cost: %s\n", streaming.error().message().c_str());
-      return 1;
-    }
-    auto events = [&] {
-      std::uint64_t n = 0;
-      for (const auto& s : (*streaming)->Streams()) n += s.events;
-      return n;
-    };
-    std::uint64_t seen = 0;
-    while (events() < 8 && Clock::now() < deadline + std::chrono::seconds(60)) {
-      seen = (*streaming)->WaitForUpdate(seen, std::chrono::seconds(1));
-    }
-    auto cpu_s = [] {
-      rusage usage{};
-      ::getrusage(RUSAGE_SELF, &usage);
-      return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-             static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-    };
-    const std::uint64_t events_before = events();
-    const double cpu_before = cpu_s();
-    const auto window_start = Clock::now();
-    std::this_thread::sleep_for(std::chrono::seconds(10));
-    const double cpu = cpu_s() - cpu_before;
-    const double window_s = std::chrono::duration<double>(Clock::now() - window_start).count();
-    std::printf("PowerStreamingClient CPU following 8 GPUs: %.3f %% of a core (%llu events in %.1f s)\n",
-                100.0 * cpu / window_s, static_cast<unsigned long long>(events() - events_before), window_s);
-    (*streaming)->Stop();
+double ProcessCpuSeconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
+// Part 3: this process's CPU over 10 s while a PowerStreamingClient follows
+// the 8 GPUs (after its first 8 events, waited for up to 120 s).
+bool MeasureClientStreamingCpu(const std::string& socket_path) {
+  zeus::zeusd::ZeusdConfig config;
+  config.socket_path = socket_path;
+  auto streaming = zeus::zeusd::PowerStreamingClient::Start({{config, std::nullopt, std::vector<int>{}}});
+  if (!streaming) {
+    std::fprintf(stderr, "zeusd_cost: %s\n", streaming.error().message().c_str());
+    return false;
   }
+  auto events = [&] {
+    std::uint64_t n = 0;
+    for (const auto& s : (*streaming)->Streams()) n += s.events;
+    return n;
+  };
+  const auto deadline = Clock::now() + std::chrono::seconds(120);
+  std::uint64_t seen = 0;
+  while (events() < 8 && Clock::now() < deadline) seen = (*streaming)->WaitForUpdate(seen, std::chrono::seconds(1));
+  const std::uint64_t events_before = events();
+  const double cpu_before = ProcessCpuSeconds();
+  const auto window_start = Clock::now();
+  std::this_thread::sleep_for(std::chrono::seconds(10));
+  const double cpu = ProcessCpuSeconds() - cpu_before;
+  const double window_s = std::chrono::duration<double>(Clock::now() - window_start).count();
+  std::printf("PowerStreamingClient CPU following 8 GPUs: %.3f %% of a core (%llu events in %.1f s)\n",
+              100.0 * cpu / window_s, static_cast<unsigned long long>(events() - events_before), window_s);
+  (*streaming)->Stop();
+  return true;
+}
 
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int calls = argc > 1 ? std::atoi(argv[1]) : 2000;
+  const std::string dir = WriteScenario();
+  if (dir.empty()) return 1;
+  const std::string socket_path = dir + "/zeusd.sock";
+  const pid_t daemon = StartDaemon(socket_path);
+  zeus::http::HttpClientOptions options;
+  options.unix_socket_path = socket_path;
+  auto client = zeus::http::HttpClient::Create("http://localhost", options).value();
+  if (!WaitForDaemon(*client)) {
+    std::fprintf(stderr, "zeusd_cost: zeusd did not start\n");
+    return 1;
+  }
+  MeasureCallLatency(calls, *client);
+  MeasureDaemonStreamingCpu(socket_path, daemon);
+  if (!MeasureClientStreamingCpu(socket_path)) return 1;
   ::kill(daemon, SIGTERM);
   ::waitpid(daemon, nullptr, 0);
   std::filesystem::remove_all(dir);

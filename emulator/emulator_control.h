@@ -57,6 +57,15 @@ int zeusEmulatorAdvanceTimeNs(unsigned long long ns);
  * initialised. Never NULL; valid until the next nvmlInit_v2 call. */
 const char* zeusEmulatorStatePath(void);
 
+/* Marks GPU `gpu` (-1: every GPU) idle (`idle` != 0: it draws its idle power,
+ * the scenario's idle_power_w, capped by its limit) or busy (0: its demand, as
+ * every GPU does until this is called) from the emulated time now on, for
+ * every process that shares the state file. A test or demo calls it around
+ * the pauses of its emulated work, so that a thermal model can cool down.
+ * ZEUS_EMULATOR_ERROR_UNINITIALIZED, ZEUS_EMULATOR_ERROR_INVALID_ARGUMENT (no
+ * such GPU) or ZEUS_EMULATOR_ERROR_STATE on failure. */
+int zeusEmulatorSetIdle(int gpu, int idle);
+
 /* Sets *now_ns to the emulated time: nanoseconds since the state epoch. */
 int zeusEmulatorNowNs(unsigned long long* now_ns);
 

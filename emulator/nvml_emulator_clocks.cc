@@ -5,6 +5,7 @@
 // memory clocks). Shared machinery: nvml_emulator_internal.h.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "caller_privileges.h"
 #include "device/nvml/nvml_abi.h"
 #include "nvml_emulator_internal.h"
+#include "physics.h"
 #include "scenario.h"
 #include "shared_state.h"
 
@@ -99,13 +101,24 @@ nvmlReturn_t nvmlDeviceSetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t
 
 nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensor, unsigned int* temp_c) {
   return zeus::emulator::DeviceCall(ApiFunction::nvmlDeviceGetTemperature, device,
-                                    [&](Emulator&, const GpuSpec& spec, std::size_t) -> nvmlReturn_t {
+                                    [&](Emulator& emulator, const GpuSpec& spec, std::size_t index) -> nvmlReturn_t {
                                       if (temp_c == nullptr || sensor != NVML_TEMPERATURE_GPU) {
                                         return NVML_ERROR_INVALID_ARGUMENT;
                                       }
                                       if (!spec.temperature_supported) return NVML_ERROR_NOT_SUPPORTED;
-                                      *temp_c = spec.temperature_c;
-                                      return NVML_SUCCESS;
+                                      if (!spec.power.thermal()) {
+                                        *temp_c = spec.temperature_c;
+                                        return NVML_SUCCESS;
+                                      }
+                                      // The thermal model: the temperature now, to the nearest degree as
+                                      // NVML reports it.
+                                      return ReadGpuState(
+                                          emulator, index, [&](const GpuState& gpu, std::int64_t now_ns) -> nvmlReturn_t {
+                                            const double celsius =
+                                                TemperatureAt(spec.power, TimelineOf(gpu.limits), now_ns);
+                                            *temp_c = static_cast<unsigned int>(std::llround(std::max(0.0, celsius)));
+                                            return NVML_SUCCESS;
+                                          });
                                     });
 }
 

@@ -116,6 +116,34 @@ int zeusEmulatorAdvanceTimeNs(unsigned long long ns) {
   }
 }
 
+int zeusEmulatorSetIdle(int gpu, int idle) {
+  try {
+    auto& globals = zeus::emulator::TheGlobals();
+    std::shared_lock<std::shared_mutex> lock(globals.mutex);
+    zeus::emulator::Emulator* emulator = globals.emulator.get();
+    if (emulator == nullptr) return ZEUS_EMULATOR_ERROR_UNINITIALIZED;
+    if (gpu < -1 || gpu >= emulator->gpu_count()) return ZEUS_EMULATOR_ERROR_INVALID_ARGUMENT;
+    const int first = gpu < 0 ? 0 : gpu;
+    const int last = gpu < 0 ? emulator->gpu_count() : gpu + 1;
+    for (int i = first; i < last; ++i) {
+      const auto index = static_cast<std::size_t>(i);
+      const zeus::emulator::GpuSpec& spec = emulator->scenario().gpus[index];
+      const nvmlReturn_t rc = zeus::emulator::UpdateGpuState(
+          *emulator, index, [&](zeus::emulator::GpuState& state, std::int64_t now_ns) -> nvmlReturn_t {
+            // As the limit setter: only what readings from now on can need is kept.
+            ForgetLimitChangesBefore(&state.limits, spec.power, spec.counter_reset_ns,
+                                     now_ns - zeus::emulator::KeptLookbackNs(spec));
+            RecordActivityChange(&state.limits, spec.power, spec.counter_reset_ns, now_ns, idle != 0);
+            return NVML_SUCCESS;
+          });
+      if (rc != NVML_SUCCESS) return ZEUS_EMULATOR_ERROR_STATE;
+    }
+    return ZEUS_EMULATOR_OK;
+  } catch (...) {
+    return ZEUS_EMULATOR_ERROR_STATE;
+  }
+}
+
 int zeusEmulatorNowNs(unsigned long long* now_ns) {
   try {
     auto& globals = zeus::emulator::TheGlobals();

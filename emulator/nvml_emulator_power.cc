@@ -24,6 +24,9 @@ PowerSensor SensorOf(const GpuSpec& spec) {
   return PowerSensor{spec.power_update_period_ns, spec.power_average_window_ns};
 }
 
+// The module's constant draw on top of the GPU's (0 without a module).
+std::uint32_t ModuleExtraMw(const GpuSpec& spec) { return spec.module ? spec.module->extra_mw() : 0; }
+
 }  // namespace
 }  // namespace zeus::emulator
 
@@ -45,7 +48,9 @@ nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int* power_mw
         if (power_mw == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
         const std::int64_t lookback_ns = zeus::emulator::PowerLookbackNs(spec);
         return ReadGpuState(emulator, index, lookback_ns, [&](const GpuState& gpu, std::int64_t now_ns) {
-          *power_mw = zeus::emulator::SensorOf(spec).AverageMw(spec.power, TimelineOf(gpu.limits), now_ns);
+          // The board's reading: the whole module's on a superchip.
+          *power_mw = zeus::emulator::SensorOf(spec).AverageMw(spec.power, TimelineOf(gpu.limits), now_ns) +
+                      zeus::emulator::ModuleExtraMw(spec);
           return NVML_SUCCESS;
         });
       });
@@ -62,7 +67,14 @@ nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned l
           // The counter advances only at its update instants.
           const std::int64_t period_ns = spec.counter_update_period_ns;
           const std::int64_t update_ns = period_ns > 0 ? now_ns - now_ns % period_ns : now_ns;
-          *energy_mj = CounterEnergyAt(gpu.limits, spec.power, spec.counter_reset_ns, update_ns).mj;
+          zeus::emulator::Energy energy = CounterEnergyAt(gpu.limits, spec.power, spec.counter_reset_ns, update_ns);
+          if (zeus::emulator::ModuleCountsEnergy(spec)) {
+            // The module's constant draw since the counter (re)started.
+            const std::int64_t start_ns =
+                spec.counter_reset_ns && update_ns >= *spec.counter_reset_ns ? *spec.counter_reset_ns : 0;
+            energy.AddPower(zeus::emulator::ModuleExtraMw(spec), update_ns - start_ns);
+          }
+          *energy_mj = energy.mj;
           return NVML_SUCCESS;
         });
       });
@@ -96,12 +108,17 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int values_count, nvm
                                         entry.nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
                                         const bool instant = entry.fieldId == NVML_FI_DEV_POWER_INSTANT;
                                         if (!instant && entry.fieldId != NVML_FI_DEV_POWER_AVERAGE) continue;
+                                        const bool field_supported =
+                                            instant ? spec.instant_power_supported : spec.average_power_supported;
                                         if (entry.scopeId == NVML_POWER_SCOPE_GPU) {
-                                          if (instant ? !spec.instant_power_supported
-                                                      : !spec.average_power_supported) {
-                                            continue;
-                                          }
+                                          if (!field_supported || !spec.gpu_scope_power_supported) continue;
                                           entry.value.uiVal = instant ? instant_mw : average_mw;
+                                          entry.nvmlReturn = NVML_SUCCESS;
+                                        } else if (entry.scopeId == NVML_POWER_SCOPE_MODULE) {
+                                          // Only a GPU on a module answers the module scope.
+                                          if (!field_supported || !spec.module) continue;
+                                          entry.value.uiVal =
+                                              (instant ? instant_mw : average_mw) + spec.module->extra_mw();
                                           entry.nvmlReturn = NVML_SUCCESS;
                                         } else if (entry.scopeId == NVML_POWER_SCOPE_MEMORY &&
                                                    spec.memory_power_supported && spec.memory_power_mw) {

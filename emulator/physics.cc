@@ -79,6 +79,13 @@ std::uint32_t LimitTimeline::LimitAt(std::int64_t time_ns) const {
   return (after - 1)->limit_mw;
 }
 
+Condition LimitTimeline::ConditionAt(std::int64_t time_ns) const {
+  auto after = std::upper_bound(changes.begin(), changes.end(), time_ns,
+                                [](std::int64_t t, const LimitChange& c) { return t < c.time_ns; });
+  if (after == changes.begin()) return Condition{base_limit_mw, (base_flags & kIdleFlag) != 0};
+  return Condition{(after - 1)->limit_mw, ((after - 1)->flags & kIdleFlag) != 0};
+}
+
 // ---- PowerModel -------------------------------------------------------------
 
 PowerModel PowerModel::Constant(std::uint32_t power_mw) {
@@ -122,6 +129,11 @@ std::uint32_t PowerModel::DrawnMw(std::int64_t time_ns, std::uint32_t limit_mw) 
   return std::min(DemandMw(time_ns, limit_mw), limit_mw);
 }
 
+std::uint32_t PowerModel::WorkMw(std::int64_t time_ns, Condition condition) const {
+  if (condition.idle) return std::min(idle_mw_, condition.limit_mw);
+  return DrawnMw(time_ns, condition.limit_mw);
+}
+
 std::int64_t PowerModel::NextStepAfterNs(std::int64_t time_ns) const {
   if (kind_ != Kind::kSchedule) return kNeverNs;
   auto after = std::upper_bound(steps_.begin(), steps_.end(), time_ns,
@@ -134,36 +146,175 @@ std::optional<double> PowerModel::IterationTimeS(std::uint32_t limit_mw) const {
   return Interpolate(curve_, limit_mw, [](const CurvePoint& p) { return p.iteration_time_s.value_or(0.0); });
 }
 
-// ---- Integration and sensors -------------------------------------------------
+// ---- The thermal model -------------------------------------------------------
 
-Energy IntegrateEnergy(const PowerModel& model, const LimitTimeline& timeline, std::int64_t from_ns,
-                       std::int64_t to_ns) {
-  Energy energy{0, 0};
-  if (to_ns <= from_ns) return energy;
-  const auto& changes = timeline.changes;
-  // Index of the first change strictly after from_ns; the limit before it.
-  std::size_t next =
-      static_cast<std::size_t>(std::upper_bound(changes.begin(), changes.end(), from_ns,
-                                                [](std::int64_t t, const LimitChange& c) { return t < c.time_ns; }) -
-                               changes.begin());
-  std::uint32_t limit_mw = next == 0 ? timeline.base_limit_mw : changes[next - 1].limit_mw;
-  std::int64_t t = from_ns;
-  while (t < to_ns) {
-    std::int64_t segment_end = std::min(to_ns, model.NextStepAfterNs(t));
-    if (next < changes.size()) segment_end = std::min(segment_end, changes[next].time_ns);
-    energy.AddPower(model.DrawnMw(t, limit_mw), segment_end - t);
-    t = segment_end;
-    while (next < changes.size() && changes[next].time_ns <= t) {
-      limit_mw = changes[next].limit_mw;
-      ++next;
+double ThermalPowerW(const ThermalModel& thermal, double work_w, double cap_w, double temperature_c) {
+  const double leaking_w = work_w * (1.0 + thermal.leakage_per_c * (temperature_c - thermal.reference_c));
+  return std::clamp(leaking_w, 0.0, cap_w);
+}
+
+ThermalInterval IntegrateThermal(const ThermalModel& thermal, double work_w, double cap_w, double start_c,
+                                 double duration_s) {
+  // Uncapped: P(T) = alpha + beta T, so dT/dt = ((Ta + R alpha) - (1 - R beta) T) / tau, a linear equation
+  // with constant coefficients: T(t) = T_inf + (T0 - T_inf) e^(-t/tau'), tau' = tau / (1 - R beta).
+  // Capped: P = cap, T_inf = Ta + R cap, tau' = tau. The uncapped power reaches the cap at T_star; a
+  // trajectory crosses T_star at most once (at T_star both regimes head for the same steady state).
+  const double r = thermal.resistance_c_per_w;
+  const double tau = thermal.time_constant_s;
+  const double alpha = work_w * (1.0 - thermal.leakage_per_c * thermal.reference_c);
+  const double beta = work_w * thermal.leakage_per_c;
+  const bool can_cap = beta > 0.0;
+  const double t_star = can_cap ? (cap_w - alpha) / beta : 0.0;
+  double t_c = start_c;
+  double energy_j = 0.0;
+  double left_s = std::max(0.0, duration_s);
+  bool capped = can_cap && t_c >= t_star;
+  for (int regime = 0; regime < 2 && left_s > 0.0; ++regime) {
+    const double a = capped ? 1.0 : 1.0 - r * beta;
+    const double t_inf = capped ? thermal.ambient_c + r * cap_w : (thermal.ambient_c + r * alpha) / a;
+    const double tau_s = tau / a;
+    // Where the other regime begins, if this trajectory gets there within the interval.
+    double span_s = left_s;
+    bool crosses = false;
+    if (can_cap && regime == 0) {
+      const bool heads_across = capped ? t_inf < t_star : t_inf > t_star;
+      if (heads_across && t_c != t_inf) {
+        const double ratio = (t_c - t_inf) / (t_star - t_inf);
+        const double cross_s = ratio >= 1.0 ? tau_s * std::log(ratio) : 0.0;
+        if (cross_s < left_s) {
+          span_s = cross_s;
+          crosses = true;
+        }
+      }
     }
+    const double decay = -std::expm1(-span_s / tau_s);  // 1 - e^(-span/tau')
+    const double end_c = crosses ? t_star : t_inf + (t_c - t_inf) * (1.0 - decay);
+    if (capped) {
+      energy_j += cap_w * span_s;
+    } else {
+      const double integral_c_s = t_inf * span_s + (t_c - t_inf) * tau_s * decay;  // integral of T dt
+      energy_j += alpha * span_s + beta * integral_c_s;
+    }
+    t_c = end_c;
+    left_s -= span_s;
+    if (!crosses) break;
+    capped = !capped;
+  }
+  return ThermalInterval{t_c, energy_j};
+}
+
+namespace {
+
+// Whole millijoules plus picojoules from joules (>= 0).
+Energy EnergyFromJoules(double joules) {
+  if (!(joules > 0.0)) return Energy{0, 0};
+  const double mj = joules * 1e3;
+  const double whole = std::floor(mj);
+  Energy energy{static_cast<std::uint64_t>(whole), 0};
+  energy.rem_pj = static_cast<std::uint64_t>(std::llround((mj - whole) * static_cast<double>(kPjPerMj)));
+  if (energy.rem_pj >= kPjPerMj) {
+    energy.mj += 1;
+    energy.rem_pj -= kPjPerMj;
   }
   return energy;
 }
 
+// What a walk along a timeline found: the energy over [from_ns, to_ns) and,
+// under a thermal model, the temperature at to_ns.
+struct Walked {
+  Energy energy;
+  double temperature_c;
+};
+
+// Walks `timeline` from the entry in force at from_ns (a thermal model needs
+// the temperature there, so the walk starts at that entry's time) to to_ns,
+// segment by segment: a segment ends at a limit or activity change or a
+// schedule step.
+Walked Walk(const PowerModel& model, const LimitTimeline& timeline, std::int64_t from_ns, std::int64_t to_ns) {
+  const auto& changes = timeline.changes;
+  const std::optional<ThermalModel>& thermal = model.thermal();
+  // Index of the first change strictly after from_ns; the entry before it.
+  std::size_t next =
+      static_cast<std::size_t>(std::upper_bound(changes.begin(), changes.end(), from_ns,
+                                                [](std::int64_t t, const LimitChange& c) { return t < c.time_ns; }) -
+                               changes.begin());
+  Condition condition = timeline.ConditionAt(from_ns);
+  Walked walked{Energy{0, 0}, 0.0};
+  std::int64_t t = from_ns;
+  double joules = 0.0;
+  if (thermal) {
+    walked.temperature_c = next == 0 ? timeline.base_temperature_c : changes[next - 1].temperature_c;
+    const std::int64_t entry_ns = next == 0 ? timeline.base_time_ns : changes[next - 1].time_ns;
+    if (entry_ns < from_ns) {
+      // Bring the temperature from the entry to from_ns (the entry's condition holds throughout).
+      std::int64_t s = entry_ns;
+      while (s < from_ns) {
+        const std::int64_t end = std::min(from_ns, model.NextStepAfterNs(s));
+        const double work_w = model.WorkMw(s, condition) / 1000.0;
+        walked.temperature_c = IntegrateThermal(*thermal, work_w, condition.limit_mw / 1000.0, walked.temperature_c,
+                                                static_cast<double>(end - s) / kNsPerSecond)
+                                   .end_c;
+        s = end;
+      }
+    } else if (from_ns < entry_ns && to_ns > from_ns) {
+      // Before the base: constant power at the base's temperature.
+      const std::int64_t end = std::min(to_ns, entry_ns);
+      const double power_w = ThermalPowerW(*thermal, model.WorkMw(from_ns, condition) / 1000.0,
+                                           condition.limit_mw / 1000.0, walked.temperature_c);
+      joules += power_w * static_cast<double>(end - from_ns) / kNsPerSecond;
+      t = end;
+    }
+  }
+  while (t < to_ns) {
+    std::int64_t segment_end = std::min(to_ns, model.NextStepAfterNs(t));
+    if (next < changes.size()) segment_end = std::min(segment_end, changes[next].time_ns);
+    const std::uint32_t work_mw = model.WorkMw(t, condition);
+    if (thermal) {
+      const ThermalInterval interval =
+          IntegrateThermal(*thermal, work_mw / 1000.0, condition.limit_mw / 1000.0, walked.temperature_c,
+                           static_cast<double>(segment_end - t) / kNsPerSecond);
+      walked.temperature_c = interval.end_c;
+      joules += interval.energy_j;
+    } else {
+      walked.energy.AddPower(work_mw, segment_end - t);
+    }
+    t = segment_end;
+    while (next < changes.size() && changes[next].time_ns <= t) {
+      condition = Condition{changes[next].limit_mw, (changes[next].flags & kIdleFlag) != 0};
+      ++next;
+    }
+  }
+  if (thermal) walked.energy.Add(EnergyFromJoules(joules));
+  return walked;
+}
+
+}  // namespace
+
+// ---- Integration and sensors -------------------------------------------------
+
+Energy IntegrateEnergy(const PowerModel& model, const LimitTimeline& timeline, std::int64_t from_ns,
+                       std::int64_t to_ns) {
+  if (to_ns <= from_ns) return Energy{0, 0};
+  return Walk(model, timeline, from_ns, to_ns).energy;
+}
+
+double TemperatureAt(const PowerModel& model, const LimitTimeline& timeline, std::int64_t time_ns) {
+  if (!model.thermal()) return 0.0;
+  return Walk(model, timeline, time_ns, time_ns).temperature_c;
+}
+
+std::uint32_t PowerAtMw(const PowerModel& model, const LimitTimeline& timeline, std::int64_t time_ns) {
+  const Condition condition = timeline.ConditionAt(time_ns);
+  const std::uint32_t work_mw = model.WorkMw(time_ns, condition);
+  if (!model.thermal()) return work_mw;
+  const double power_w = ThermalPowerW(*model.thermal(), work_mw / 1000.0, condition.limit_mw / 1000.0,
+                                       TemperatureAt(model, timeline, time_ns));
+  return RoundToMw(power_w * 1000.0);
+}
+
 std::uint32_t AveragePowerMw(const PowerModel& model, const LimitTimeline& timeline, std::int64_t from_ns,
                              std::int64_t to_ns) {
-  if (to_ns <= from_ns) return model.DrawnMw(to_ns, timeline.LimitAt(to_ns));
+  if (to_ns <= from_ns) return PowerAtMw(model, timeline, to_ns);
   const std::uint64_t pj = IntegrateEnergy(model, timeline, from_ns, to_ns).TotalPicojoules();
   const auto length_ns = static_cast<std::uint64_t>(to_ns - from_ns);
   return static_cast<std::uint32_t>((pj + length_ns / 2) / length_ns);
@@ -177,27 +328,28 @@ std::int64_t PowerSensor::LatestUpdateNs(std::int64_t now_ns) const {
 std::uint32_t PowerSensor::AverageMw(const PowerModel& model, const LimitTimeline& timeline,
                                      std::int64_t now_ns) const {
   const std::int64_t update_ns = LatestUpdateNs(now_ns);
-  if (window_ns == 0) return model.DrawnMw(update_ns, timeline.LimitAt(update_ns));
+  if (window_ns == 0) return PowerAtMw(model, timeline, update_ns);
   return AveragePowerMw(model, timeline, std::max<std::int64_t>(0, update_ns - window_ns), update_ns);
 }
 
 std::uint32_t PowerSensor::InstantMw(const PowerModel& model, const LimitTimeline& timeline,
                                      std::int64_t now_ns) const {
-  const std::int64_t update_ns = LatestUpdateNs(now_ns);
-  return model.DrawnMw(update_ns, timeline.LimitAt(update_ns));
+  return PowerAtMw(model, timeline, LatestUpdateNs(now_ns));
 }
 
 // ---- LimitHistory -----------------------------------------------------------
 
-void InitLimitHistory(LimitHistory* history, std::uint32_t initial_limit_mw) {
+void InitLimitHistory(LimitHistory* history, std::uint32_t initial_limit_mw, double initial_temperature_c) {
   *history = LimitHistory{};
   history->base.time_ns = 0;
   history->base.limit_mw = initial_limit_mw;
+  history->base.temperature_c = initial_temperature_c;
 }
 
 LimitTimeline TimelineOf(const LimitHistory& history) {
   const std::size_t count = std::min<std::size_t>(history.count, kLimitHistoryCapacity);
-  return LimitTimeline{history.base.limit_mw, std::span<const LimitChange>(history.changes.data(), count)};
+  return LimitTimeline{history.base.limit_mw, std::span<const LimitChange>(history.changes.data(), count),
+                       history.base.flags, history.base.temperature_c, history.base.time_ns};
 }
 
 std::uint32_t CurrentLimitMw(const LimitHistory& history) {
@@ -212,12 +364,29 @@ const LimitChange& Latest(const LimitHistory& history) {
   return history.count == 0 ? history.base : history.changes[history.count - 1];
 }
 
-// The energy over [0, time_ns), where `from` is the entry in force at time_ns
-// (time_ns is clamped up to from.time_ns).
-Energy EnergyAtFrom(const LimitChange& from, const PowerModel& model, std::int64_t time_ns) {
+// The energy over [0, time_ns) and the temperature at time_ns, where `from`
+// is the entry in force at time_ns (time_ns is clamped up to from.time_ns).
+Walked StateAtFrom(const LimitChange& from, const PowerModel& model, std::int64_t time_ns) {
+  const LimitTimeline alone{from.limit_mw, {}, from.flags, from.temperature_c, from.time_ns};
+  Walked walked = Walk(model, alone, from.time_ns, std::max(time_ns, from.time_ns));
   Energy energy = from.energy_before;
-  energy.Add(IntegrateEnergy(model, LimitTimeline{from.limit_mw, {}}, from.time_ns, std::max(time_ns, from.time_ns)));
-  return energy;
+  energy.Add(walked.energy);
+  walked.energy = energy;
+  return walked;
+}
+
+Energy EnergyAtFrom(const LimitChange& from, const PowerModel& model, std::int64_t time_ns) {
+  return StateAtFrom(from, model, time_ns).energy;
+}
+
+// Recomputes the energy before and the temperature of kept changes [first, count) from their predecessors.
+void RecomputeFrom(LimitHistory* history, const PowerModel& model, std::size_t first) {
+  for (std::size_t i = first; i < history->count; ++i) {
+    const LimitChange& previous = i == 0 ? history->base : history->changes[i - 1];
+    const Walked state = StateAtFrom(previous, model, history->changes[i].time_ns);
+    history->changes[i].energy_before = state.energy;
+    history->changes[i].temperature_c = state.temperature_c;
+  }
 }
 
 // Moves the oldest `n` kept changes (1 <= n <= count) into the base.
@@ -250,9 +419,41 @@ void RecordLimitChange(LimitHistory* history, const PowerModel& model, std::opti
     return;
   }
   if (history->count >= kLimitHistoryCapacity) FoldOldest(history, model, counter_reset_ns, 1);
-  const Energy before = EnergyAtFrom(Latest(*history), model, time_ns);
-  history->changes[history->count] = LimitChange{time_ns, limit_mw, 0, before};
+  const LimitChange& latest = Latest(*history);
+  const Walked before = StateAtFrom(latest, model, time_ns);
+  history->changes[history->count] = LimitChange{time_ns, limit_mw, latest.flags, before.energy, before.temperature_c};
   ++history->count;
+}
+
+void RecordActivityChange(LimitHistory* history, const PowerModel& model,
+                          std::optional<std::int64_t> counter_reset_ns, std::int64_t time_ns, bool idle) {
+  time_ns = std::max(time_ns, history->base.time_ns);
+  if (TimelineOf(*history).ConditionAt(time_ns).idle == idle) return;
+  if (history->count >= kLimitHistoryCapacity) {
+    FoldOldest(history, model, counter_reset_ns, 1);
+    time_ns = std::max(time_ns, history->base.time_ns);
+  }
+  const std::uint32_t flags = idle ? kIdleFlag : 0;
+  // The first kept change after time_ns; the entry before it is in force at time_ns.
+  std::size_t at = 0;
+  while (at < history->count && history->changes[at].time_ns <= time_ns) ++at;
+  std::size_t recompute_from = at;
+  if (at > 0 && history->changes[at - 1].time_ns == time_ns) {
+    history->changes[at - 1].flags = flags;  // its energy before and temperature stay
+  } else if (at == 0 && history->base.time_ns == time_ns) {
+    history->base.flags = flags;
+  } else {
+    const LimitChange& in_force = at == 0 ? history->base : history->changes[at - 1];
+    const Walked before = StateAtFrom(in_force, model, time_ns);
+    std::copy_backward(history->changes.begin() + static_cast<std::ptrdiff_t>(at),
+                       history->changes.begin() + history->count,
+                       history->changes.begin() + history->count + 1);
+    history->changes[at] = LimitChange{time_ns, in_force.limit_mw, flags, before.energy, before.temperature_c};
+    ++history->count;
+    recompute_from = at + 1;
+  }
+  for (std::size_t i = recompute_from; i < history->count; ++i) history->changes[i].flags = flags;
+  RecomputeFrom(history, model, recompute_from);
 }
 
 void ForgetLimitChangesBefore(LimitHistory* history, const PowerModel& model,

@@ -8,11 +8,22 @@
 //   * Emulated time is an int64 count of nanoseconds since the state epoch
 //     (time 0). It is never negative.
 //   * Power is piecewise constant: it can change only when the power limit
-//     changes or when a power schedule steps. Between those instants the drawn
-//     power is min(demand, limit), rounded to a whole milliwatt.
+//     changes, when a power schedule steps, or when the GPU goes idle or
+//     busy (an activity change, zeusEmulatorSetIdle). Between those instants
+//     the drawn power is min(demand, limit) (busy) or min(idle power, limit)
+//     (idle), rounded to a whole milliwatt.
 //   * Energy is integrated segment by segment, without sampling, in
 //     picojoules (1 mW x 1 ns = 1 pJ) carried as whole millijoules plus a
 //     picojoule remainder, so it cannot overflow for any realistic run.
+//   * Optional thermal model (ThermalModel, off unless the scenario's GPU has
+//     "thermal"): the GPU's temperature follows a first-order lag towards a
+//     steady state that rises with the power drawn, and the power drawn rises
+//     with temperature (leakage). Within each segment of constant work power
+//     the coupled equations are linear with constant coefficients, so they
+//     are integrated exactly in closed form (in double precision; energy is
+//     then rounded to the picojoule per segment), deterministically. Power is
+//     then no longer piecewise constant; instant readings are rounded to the
+//     milliwatt.
 //
 // LimitHistory is a fixed-size, trivially copyable record of a GPU's power
 // limit over time; it lives inside the memory-mapped state file that emulator
@@ -61,27 +72,64 @@ struct Energy {
   friend auto operator<=>(const Energy&, const Energy&) = default;
 };
 
+// LimitChange::flags: the GPU is idle (draws its idle power) from this entry
+// on; clear: busy (draws its demand), the default.
+inline constexpr std::uint32_t kIdleFlag = 1;
+
 // One entry in a GPU's power-limit timeline: from `time_ns` on (inclusive),
-// the limit is `limit_mw`. In a LimitHistory, `energy_before` is the exact
-// energy drawn over [0, time_ns), so that energy at a later instant needs only
-// this entry and the segment after it; plain timelines leave it zero.
+// the limit is `limit_mw` and the activity is `flags`. In a LimitHistory,
+// `energy_before` is the exact energy drawn over [0, time_ns) and
+// `temperature_c` the temperature at time_ns (thermal model only; else 0), so
+// that energy and temperature at a later instant need only this entry and the
+// segment after it; plain timelines leave both zero.
 struct LimitChange {
   std::int64_t time_ns;
   std::uint32_t limit_mw;
-  std::uint32_t reserved;  // zero; keeps the layout free of padding
+  std::uint32_t flags;  // kIdleFlag or 0
   Energy energy_before;
+  double temperature_c = 0.0;
+};
+
+// The limit and activity in force at an instant.
+struct Condition {
+  std::uint32_t limit_mw;
+  bool idle;
 };
 
 // A piecewise-constant power limit: `base_limit_mw` before the first change,
 // then each change in turn. `changes` must be sorted by time (ties allowed; the
-// later entry wins).
+// later entry wins). The base's activity is `base_flags`; under a thermal
+// model the temperature at `base_time_ns` is `base_temperature_c`, and the
+// power before base_time_ns is taken as constant at that temperature.
 struct LimitTimeline {
   std::uint32_t base_limit_mw;
   std::span<const LimitChange> changes;
+  std::uint32_t base_flags = 0;
+  double base_temperature_c = 0.0;
+  std::int64_t base_time_ns = 0;
 
   // The limit in force at `time_ns` (right-continuous: a change at exactly
   // `time_ns` is already in force).
   std::uint32_t LimitAt(std::int64_t time_ns) const;
+  // The limit and activity in force at `time_ns` (right-continuous).
+  Condition ConditionAt(std::int64_t time_ns) const;
+};
+
+// A GPU's thermal behaviour (see the file comment and docs/emulator-thermal.md):
+//   steady state      T_ss = ambient_c + resistance_c_per_w x P        (P in W)
+//   first-order lag   dT/dt = (T_ss - T) / time_constant_s
+//   leakage           P = min(W x (1 + leakage_per_c x (T - reference_c)), limit)
+// where W is the work power (min(demand, limit), or the idle power). The
+// temperature starts at ambient_c at emulated time 0.
+// Valid (the scenario checks it): resistance_c_per_w > 0, time_constant_s > 0,
+// leakage_per_c >= 0, resistance_c_per_w x leakage_per_c x (any W) < 1 (no
+// thermal runaway), and 1 + leakage_per_c x (ambient_c - reference_c) > 0.
+struct ThermalModel {
+  double ambient_c = 30.0;
+  double resistance_c_per_w = 0.1;
+  double time_constant_s = 30.0;
+  double leakage_per_c = 0.0;
+  double reference_c = 30.0;
 };
 
 // One step of a power schedule: from `time_ns` on, the demand is `power_mw`.
@@ -119,6 +167,16 @@ class PowerModel {
 
   Kind kind() const { return kind_; }
 
+  // What an idle GPU (an entry with kIdleFlag) draws before the limit, in mW.
+  std::uint32_t idle_mw() const { return idle_mw_; }
+  void set_idle_mw(std::uint32_t idle_mw) { idle_mw_ = idle_mw; }
+  // The thermal model; nullopt (the default): temperature plays no part.
+  const std::optional<ThermalModel>& thermal() const { return thermal_; }
+  void set_thermal(std::optional<ThermalModel> thermal) { thermal_ = thermal; }
+  // The work power (before leakage) at `time_ns` under `condition`:
+  // DrawnMw when busy, min(idle_mw, limit) when idle.
+  std::uint32_t WorkMw(std::int64_t time_ns, Condition condition) const;
+
   // The power the workload wants at `time_ns` under `limit_mw`, in whole mW.
   std::uint32_t DemandMw(std::int64_t time_ns, std::uint32_t limit_mw) const;
   // The power actually drawn: min(demand, limit).
@@ -135,7 +193,32 @@ class PowerModel {
   std::uint32_t constant_mw_ = 0;
   std::vector<ScheduleStep> steps_;
   std::vector<CurvePoint> curve_;
+  std::uint32_t idle_mw_ = 0;
+  std::optional<ThermalModel> thermal_;
 };
+
+// The power drawn at `time_ns` (the activity, and under a thermal model the
+// temperature then, included), rounded to a whole mW. Without a thermal model
+// and with no idle entry this is model.DrawnMw(time_ns, LimitAt(time_ns)).
+std::uint32_t PowerAtMw(const PowerModel& model, const LimitTimeline& timeline, std::int64_t time_ns);
+
+// The temperature at `time_ns` under the model's thermal model, in °C,
+// integrated from the timeline's entry in force then; 0 without one.
+double TemperatureAt(const PowerModel& model, const LimitTimeline& timeline, std::int64_t time_ns);
+
+// Closed-form pieces of the thermal model, exposed for tests. One interval of
+// `duration_s` (>= 0) at constant work power `work_w` under cap `cap_w`
+// (work_w <= cap_w), starting at `start_c`: the temperature at its end and
+// the energy drawn over it, in J. Exact (up to rounding) across a crossing
+// of the cap.
+struct ThermalInterval {
+  double end_c;
+  double energy_j;
+};
+ThermalInterval IntegrateThermal(const ThermalModel& thermal, double work_w, double cap_w, double start_c,
+                                 double duration_s);
+// The power drawn at temperature `temperature_c`, in W.
+double ThermalPowerW(const ThermalModel& thermal, double work_w, double cap_w, double temperature_c);
 
 // The exact energy drawn over [from_ns, to_ns) (zero if to_ns <= from_ns).
 Energy IntegrateEnergy(const PowerModel& model, const LimitTimeline& timeline, std::int64_t from_ns,
@@ -199,8 +282,10 @@ struct LimitHistory {
   std::array<LimitChange, kLimitHistoryCapacity> changes;
 };
 
-// Resets `history` to "limit `initial_limit_mw` since time 0, nothing drawn".
-void InitLimitHistory(LimitHistory* history, std::uint32_t initial_limit_mw);
+// Resets `history` to "limit `initial_limit_mw` since time 0, busy, nothing
+// drawn, at `initial_temperature_c`" (the thermal model's ambient_c; 0
+// without one).
+void InitLimitHistory(LimitHistory* history, std::uint32_t initial_limit_mw, double initial_temperature_c = 0.0);
 
 // The limit timeline a history describes.
 LimitTimeline TimelineOf(const LimitHistory& history);
@@ -215,6 +300,15 @@ std::uint32_t CurrentLimitMw(const LimitHistory& history);
 // folding can capture the energy at that instant exactly.
 void RecordLimitChange(LimitHistory* history, const PowerModel& model, std::optional<std::int64_t> counter_reset_ns,
                        std::int64_t time_ns, std::uint32_t limit_mw);
+
+// Records that the GPU goes idle (`idle`) or busy from `time_ns` on (an
+// activity change; the limit stays). Time is clamped up to the base's. Kept
+// changes after `time_ns` (the rest of a settling ramp) keep their limits,
+// take the new activity, and have their energy and temperature recomputed.
+// Nothing is recorded when the activity in force at `time_ns` is already
+// `idle`.
+void RecordActivityChange(LimitHistory* history, const PowerModel& model,
+                          std::optional<std::int64_t> counter_reset_ns, std::int64_t time_ns, bool idle);
 
 // Folds every kept change at or before `horizon_ns` into the base (the change
 // in force at horizon_ns becomes the base), capturing the counter-reset

@@ -36,6 +36,19 @@ enum class ClockMode {
 // The most GPUs a scenario may have.
 inline constexpr std::size_t kMaxScenarioGpus = 64;
 
+// The module a GPU sits on, as on a superchip (Grace Hopper GH200: one Grace
+// CPU, its LPDDR5X memory and one H100 GPU on one board), from the GPU's
+// "module" object. The module's power is the GPU's drawn power plus these
+// constant draws: what nvmlDeviceGetPowerUsage and the MODULE-scope power
+// fields report on such a board ("Module scope - Metrics for the module
+// (e.g. CPU + GPU)", NVML's documentation of NVML_FI_DEV_POWER_AVERAGE).
+struct ModuleSpec {
+  std::uint32_t cpu_power_mw = 0;         // the CPU's draw
+  std::uint32_t cpu_memory_power_mw = 0;  // the CPU memory's draw
+  // The constant part of the module's power.
+  std::uint32_t extra_mw() const { return cpu_power_mw + cpu_memory_power_mw; }
+};
+
 // One emulated GPU, fully resolved (defaults filled in).
 struct GpuSpec {
   std::string name;
@@ -55,6 +68,7 @@ struct GpuSpec {
   bool energy_counter = false;
   PowerModel power;                              // the GPU's demand
   std::optional<std::uint32_t> memory_power_mw;  // memory power domain, if any
+  std::optional<ModuleSpec> module;              // the superchip module, if any
   std::optional<std::int64_t> counter_reset_ns;  // energy counter restarts here
 
   unsigned int temperature_c = 40;
@@ -78,8 +92,20 @@ struct GpuSpec {
   bool instant_power_supported = true;  // field NVML_FI_DEV_POWER_INSTANT
   bool average_power_supported = true;  // field NVML_FI_DEV_POWER_AVERAGE, GPU scope
   bool memory_power_supported = true;   // field NVML_FI_DEV_POWER_AVERAGE, memory scope
+  // Both power fields at NVML_POWER_SCOPE_GPU ("gpu_scope_power" in the
+  // list), as on drivers that offer only the module's power. Then the energy
+  // counter counts the module's energy too (ModuleCountsEnergy).
+  bool gpu_scope_power_supported = true;
   bool temperature_supported = true;    // nvmlDeviceGetTemperature
 };
+
+// Whether the energy counter counts the module's energy (GPU + CPU + CPU
+// memory) rather than the GPU's: on a module whose driver does not offer the
+// GPU scope, as Zeus observed on GH200 (ml-energy/zeus#172: "the cumulative
+// energy counter is for the entire chip/module").
+inline bool ModuleCountsEnergy(const GpuSpec& spec) {
+  return spec.module.has_value() && !spec.gpu_scope_power_supported;
+}
 
 // Defaults that depend on the architecture (and, for Ampere, the chip). Each
 // comes from ../shared/docs/field-notes.md, section 3.1:

@@ -1,9 +1,10 @@
 // Copyright 2026 The Zeus C++ Authors.
 //
 // The scenario's gpus[] entries: ReadGpu (declared in scenario_internal.h)
-// and its parts (architecture names, clock lists, PCI bus ids, default UUIDs,
-// the workload curve and the power schedule), and the defaults that depend on
-// the architecture (scenario.h: DefaultPowerAverageWindowNs,
+// and its steps (power limits, demand, identity and readings, clock lists,
+// timings) with their parts (architecture names, clock lists, PCI bus ids,
+// default UUIDs, the workload curve and the power schedule), and the defaults
+// that depend on the architecture (scenario.h: DefaultPowerAverageWindowNs,
 // DefaultCounterUpdatePeriodNs, IsGa100Name).
 
 #include <fmt/format.h>
@@ -53,8 +54,8 @@ namespace {
 // The "unsupported" list: names of optional queries the GPU refuses.
 void ReadUnsupported(const Json& value, const std::string& path, GpuSpec* gpu) {
   const Json& array = ReadArray(value, path, /*allow_empty=*/true);
-  constexpr std::array<std::string_view, 4> kKnown = {"instant_power", "average_power", "memory_power",
-                                                      "temperature"};
+  constexpr std::array<std::string_view, 5> kKnown = {"instant_power", "average_power", "memory_power",
+                                                      "temperature", "gpu_scope_power"};
   for (std::size_t i = 0; i < array.size(); ++i) {
     const std::string element_path = ElementPath(path, i);
     if (!array[i].is_string()) Fail(element_path, fmt::format("expected a string, got {}", Show(array[i])));
@@ -67,11 +68,24 @@ void ReadUnsupported(const Json& value, const std::string& path, GpuSpec* gpu) {
       gpu->memory_power_supported = false;
     } else if (name == "temperature") {
       gpu->temperature_supported = false;
+    } else if (name == "gpu_scope_power") {
+      gpu->gpu_scope_power_supported = false;
     } else {
-      Fail(element_path, fmt::format("unknown query {}; expected one of {}, {}, {}, {}", Show(array[i]), kKnown[0],
-                                     kKnown[1], kKnown[2], kKnown[3]));
+      Fail(element_path, fmt::format("unknown query {}; expected one of {}, {}, {}, {}, {}", Show(array[i]),
+                                     kKnown[0], kKnown[1], kKnown[2], kKnown[3], kKnown[4]));
     }
   }
+}
+
+// The "module" object: the superchip around the GPU (ModuleSpec).
+ModuleSpec ReadModule(const Json& value, const std::string& path) {
+  const ObjectReader module(value, path, {"cpu_power_w", "cpu_memory_power_w"});
+  ModuleSpec spec;
+  spec.cpu_power_mw = ReadMilliwatts(module.Require("cpu_power_w"), module.PathOf("cpu_power_w"), false);
+  if (const Json* memory = module.Find("cpu_memory_power_w")) {
+    spec.cpu_memory_power_mw = ReadMilliwatts(*memory, module.PathOf("cpu_memory_power_w"), false);
+  }
+  return spec;
 }
 
 unsigned int ReadArchitecture(const Json& value, const std::string& path) {
@@ -200,6 +214,181 @@ PowerModel ReadSchedule(const Json& value, const std::string& path) {
   return PowerModel::Schedule(std::move(steps));
 }
 
+// The limits: min <= default, initial (power_limit_w) <= max.
+void ReadPowerLimits(const ObjectReader& in, GpuSpec* gpu) {
+  gpu->min_limit_mw = ReadMilliwatts(in.Require("min_power_limit_w"), in.PathOf("min_power_limit_w"), true);
+  gpu->max_limit_mw = ReadMilliwatts(in.Require("max_power_limit_w"), in.PathOf("max_power_limit_w"), true);
+  gpu->default_limit_mw =
+      ReadMilliwatts(in.Require("default_power_limit_w"), in.PathOf("default_power_limit_w"), true);
+  if (gpu->min_limit_mw > gpu->max_limit_mw) {
+    Fail(in.PathOf("min_power_limit_w"), fmt::format("{} is above max_power_limit_w ({})",
+                                                     FormatWatts(gpu->min_limit_mw), FormatWatts(gpu->max_limit_mw)));
+  }
+  auto check_in_range = [&](std::string_view key, std::uint32_t limit_mw) {
+    if (limit_mw < gpu->min_limit_mw || limit_mw > gpu->max_limit_mw) {
+      Fail(in.PathOf(key),
+           fmt::format("{} is outside [min_power_limit_w, max_power_limit_w] = [{}, {}]", FormatWatts(limit_mw),
+                       FormatWatts(gpu->min_limit_mw), FormatWatts(gpu->max_limit_mw)));
+    }
+  };
+  check_in_range("default_power_limit_w", gpu->default_limit_mw);
+  gpu->initial_limit_mw = gpu->default_limit_mw;
+  if (const Json* limit = in.Find("power_limit_w")) {
+    gpu->initial_limit_mw = ReadMilliwatts(*limit, in.PathOf("power_limit_w"), true);
+    check_in_range("power_limit_w", gpu->initial_limit_mw);
+  }
+}
+
+// The demand: exactly one of power_w, workload and power_schedule.
+PowerModel ReadDemand(const ObjectReader& in) {
+  std::vector<std::string_view> sources;
+  for (std::string_view key : {"power_w", "workload", "power_schedule"}) {
+    if (in.Find(key) != nullptr) sources.push_back(key);
+  }
+  if (sources.size() != 1) {
+    Fail(in.path(), sources.empty() ? std::string("needs one of \"power_w\", \"workload\" or \"power_schedule\"")
+                                    : fmt::format("give only one of \"power_w\", \"workload\" and \"power_schedule\" "
+                                                  "(found \"{}\" and \"{}\")",
+                                                  sources[0], sources[1]));
+  }
+  if (sources[0] == "power_w") {
+    return PowerModel::Constant(ReadMilliwatts(in.Require("power_w"), in.PathOf("power_w"), false));
+  }
+  if (sources[0] == "workload") return ReadWorkload(in.Require("workload"), in.PathOf("workload"));
+  return ReadSchedule(in.Require("power_schedule"), in.PathOf("power_schedule"));
+}
+
+// UUID and PCI address (derived from the index and name when absent), and
+// the optional readings and modes.
+void ReadIdentityAndReadings(const ObjectReader& in, std::size_t index, GpuSpec* gpu) {
+  gpu->uuid = in.Find("uuid") != nullptr ? ReadString(in.Require("uuid"), in.PathOf("uuid"), kMaxUuidLength)
+                                         : DefaultUuid(index, gpu->name);
+  if (const Json* pci = in.Find("pci_bus_id")) {
+    SetPciAddress(ReadPciBusId(*pci, in.PathOf("pci_bus_id")), gpu);
+  } else {
+    SetPciAddress(PciAddress{0, static_cast<unsigned int>(index + 1) & 0xFFu, 0, 0}, gpu);
+  }
+  if (const Json* memory = in.Find("memory_power_w")) {
+    gpu->memory_power_mw = ReadMilliwatts(*memory, in.PathOf("memory_power_w"), false);
+  }
+  if (const Json* temperature = in.Find("temperature_c")) {
+    gpu->temperature_c =
+        static_cast<unsigned int>(ReadIntegerIn(*temperature, in.PathOf("temperature_c"), 0, kMaxTemperatureC));
+  }
+  if (const Json* persistence = in.Find("persistence_mode")) {
+    gpu->persistence_mode = ReadBool(*persistence, in.PathOf("persistence_mode"));
+  }
+  if (const Json* mig = in.Find("mig")) gpu->mig = ReadBool(*mig, in.PathOf("mig"));
+}
+
+// The thermal model's defaults (docs/emulator-thermal.md says where each figure comes from):
+//   * ambient_c 30: an idle data-center GPU's temperature, and the temperature at time 0.
+//   * time_constant_s 30: "tens of seconds" for a heat-sinked data-center GPU's die (an assumption; the
+//     ML.ENERGY post on thermally stable profiling shows trials drifting over seconds to tens of seconds).
+//   * resistance_c_per_w: 45 °C / max_power_limit_w, so that the GPU at its maximum limit settles 45 °C
+//     above ambient (75 °C, a typical loaded data-center GPU).
+//   * leakage_per_c 0.003: total power +0.3 %/°C. Leakage power grows with temperature ("exponentially",
+//     Temperature-Aware Performance and Power Modeling, 2004, CiteSeerX 10.1.1.10.6575; total power
+//     quadratically on a K20, Price et al., arXiv:1407.8116); the coefficient is an assumption: a few per
+//     cent per °C of leakage times a leakage share of a few tens of per cent.
+//   * reference_c: ambient_c (power_w / the workload's power is the power of a cold GPU).
+constexpr double kDefaultAmbientC = 30.0;
+constexpr double kDefaultThermalTimeConstantS = 30.0;
+constexpr double kDefaultLoadedRiseC = 45.0;
+constexpr double kDefaultLeakagePerC = 0.003;
+// The default idle power (idle_power_w): ~50 W, an idle A100 (field notes: dcgm-exporter #464), capped at the
+// limit in force.
+constexpr double kDefaultIdlePowerW = 50.0;
+constexpr double kMaxThermalTimeConstantS = 86'400.0;
+
+void ReadThermal(const Json& value, const std::string& path, GpuSpec* gpu) {
+  const ObjectReader in(value, path,
+                        {"ambient_c", "resistance_c_per_w", "time_constant_s", "leakage_per_c", "reference_c"});
+  ThermalModel thermal;
+  const double max_limit_w = gpu->max_limit_mw / 1000.0;
+  thermal.ambient_c = kDefaultAmbientC;
+  if (const Json* ambient = in.Find("ambient_c")) {
+    thermal.ambient_c = ReadNumberIn(*ambient, in.PathOf("ambient_c"), -50.0, 200.0, " °C");
+  }
+  thermal.resistance_c_per_w = kDefaultLoadedRiseC / max_limit_w;
+  if (const Json* r = in.Find("resistance_c_per_w")) {
+    thermal.resistance_c_per_w = ReadNumberIn(*r, in.PathOf("resistance_c_per_w"), 0.0, 10.0, " °C/W");
+    if (!(thermal.resistance_c_per_w > 0.0)) Fail(in.PathOf("resistance_c_per_w"), "must be greater than 0");
+  }
+  thermal.time_constant_s = kDefaultThermalTimeConstantS;
+  if (const Json* tau = in.Find("time_constant_s")) {
+    thermal.time_constant_s = ReadNumberIn(*tau, in.PathOf("time_constant_s"), 0.0, kMaxThermalTimeConstantS, " s");
+    if (!(thermal.time_constant_s > 0.0)) Fail(in.PathOf("time_constant_s"), "must be greater than 0 s");
+  }
+  thermal.leakage_per_c = kDefaultLeakagePerC;
+  if (const Json* k = in.Find("leakage_per_c")) {
+    thermal.leakage_per_c = ReadNumberIn(*k, in.PathOf("leakage_per_c"), 0.0, 1.0, " per °C");
+  }
+  thermal.reference_c = thermal.ambient_c;
+  if (const Json* reference = in.Find("reference_c")) {
+    thermal.reference_c = ReadNumberIn(*reference, in.PathOf("reference_c"), -50.0, 200.0, " °C");
+  }
+  // No thermal runaway: the uncapped lag's rate 1 - R k W must stay positive for any work power W <= max limit.
+  const double gain = thermal.resistance_c_per_w * thermal.leakage_per_c * max_limit_w;
+  if (!(gain < 1.0)) {
+    Fail(in.PathOf("leakage_per_c"),
+         fmt::format("resistance_c_per_w x leakage_per_c x max_power_limit_w is {:.3g}, which must be below 1 "
+                     "(else the modelled GPU heats without bound); lower either",
+                     gain));
+  }
+  if (!(1.0 + thermal.leakage_per_c * (thermal.ambient_c - thermal.reference_c) > 0.0)) {
+    Fail(in.PathOf("reference_c"), "is so far above ambient_c that a cool GPU would draw no power; lower it");
+  }
+  gpu->power.set_thermal(thermal);
+}
+
+void ReadClockLists(const ObjectReader& in, GpuSpec* gpu) {
+  if (const Json* clocks = in.Find("supported_memory_clocks_mhz")) {
+    gpu->memory_clocks_mhz = ReadClocks(*clocks, in.PathOf("supported_memory_clocks_mhz"));
+  } else {
+    gpu->memory_clocks_mhz.assign(kDefaultMemoryClocksMhz.begin(), kDefaultMemoryClocksMhz.end());
+  }
+  if (const Json* clocks = in.Find("supported_graphics_clocks_mhz")) {
+    gpu->graphics_clocks_mhz = ReadClocks(*clocks, in.PathOf("supported_graphics_clocks_mhz"));
+  } else {
+    gpu->graphics_clocks_mhz.assign(kDefaultGraphicsClocksMhz.begin(), kDefaultGraphicsClocksMhz.end());
+  }
+}
+
+// The sensor's update period and averaging window, the energy counter's
+// update period and the limit's settling time: the GPU's own, else the
+// scenario's, else the architecture's default.
+void ReadTimings(const ObjectReader& in, const GpuDefaults& defaults, GpuSpec* gpu) {
+  if (const Json* period = in.Find("power_update_period_ms")) {
+    gpu->power_update_period_ns = ReadMillisAsNs(*period, in.PathOf("power_update_period_ms"), 0.0, kMaxPeriodMs);
+  } else {
+    gpu->power_update_period_ns =
+        defaults.power_update_period_ns.value_or(std::llround(kDefaultPowerUpdatePeriodMs * 1e6));
+  }
+  if (gpu->power_update_period_ns <= 0) {
+    Fail(in.PathOf("power_update_period_ms"), "must be greater than 0 ms");
+  }
+  if (const Json* window = in.Find("power_average_window_ms")) {
+    gpu->power_average_window_ns = ReadMillisAsNs(*window, in.PathOf("power_average_window_ms"), 0.0, kMaxWindowMs);
+  } else if (defaults.power_average_window_ns) {
+    gpu->power_average_window_ns = *defaults.power_average_window_ns;
+  } else {
+    gpu->power_average_window_ns = DefaultPowerAverageWindowNs(gpu->architecture, gpu->name);
+  }
+  if (const Json* period = in.Find("counter_update_period_ms")) {
+    gpu->counter_update_period_ns =
+        ReadMillisAsNs(*period, in.PathOf("counter_update_period_ms"), 0.0, kMaxPeriodMs);
+  } else {
+    gpu->counter_update_period_ns =
+        defaults.counter_update_period_ns.value_or(DefaultCounterUpdatePeriodNs(gpu->architecture));
+  }
+  if (const Json* settle = in.Find("power_settle_ms")) {
+    gpu->power_settle_ns = ReadMillisAsNs(*settle, in.PathOf("power_settle_ms"), 0.0, kMaxSettleMs);
+  } else {
+    gpu->power_settle_ns = defaults.power_settle_ns.value_or(kDefaultPowerSettleNs);
+  }
+}
+
 }  // namespace
 
 GpuSpec ReadGpu(const Json& value, std::size_t index, const GpuDefaults& defaults) {
@@ -217,6 +406,7 @@ GpuSpec ReadGpu(const Json& value, std::size_t index, const GpuDefaults& default
                          "uuid",
                          "pci_bus_id",
                          "memory_power_w",
+                         "module",
                          "temperature_c",
                          "persistence_mode",
                          "mig",
@@ -227,114 +417,39 @@ GpuSpec ReadGpu(const Json& value, std::size_t index, const GpuDefaults& default
                          "counter_update_period_ms",
                          "power_settle_ms",
                          "unsupported",
-                         "counter_reset_at_s"});
+                         "counter_reset_at_s",
+                         "idle_power_w",
+                         "thermal"});
   GpuSpec gpu;
   gpu.name = ReadString(in.Require("name"), in.PathOf("name"), kMaxNameLength);
   gpu.architecture = ReadArchitecture(in.Require("architecture"), in.PathOf("architecture"));
-  gpu.min_limit_mw = ReadMilliwatts(in.Require("min_power_limit_w"), in.PathOf("min_power_limit_w"), true);
-  gpu.max_limit_mw = ReadMilliwatts(in.Require("max_power_limit_w"), in.PathOf("max_power_limit_w"), true);
-  gpu.default_limit_mw = ReadMilliwatts(in.Require("default_power_limit_w"), in.PathOf("default_power_limit_w"), true);
-  if (gpu.min_limit_mw > gpu.max_limit_mw) {
-    Fail(in.PathOf("min_power_limit_w"), fmt::format("{} is above max_power_limit_w ({})",
-                                                     FormatWatts(gpu.min_limit_mw), FormatWatts(gpu.max_limit_mw)));
-  }
-  auto check_in_range = [&](std::string_view key, std::uint32_t limit_mw) {
-    if (limit_mw < gpu.min_limit_mw || limit_mw > gpu.max_limit_mw) {
-      Fail(in.PathOf(key),
-           fmt::format("{} is outside [min_power_limit_w, max_power_limit_w] = [{}, {}]", FormatWatts(limit_mw),
-                       FormatWatts(gpu.min_limit_mw), FormatWatts(gpu.max_limit_mw)));
-    }
-  };
-  check_in_range("default_power_limit_w", gpu.default_limit_mw);
-  gpu.initial_limit_mw = gpu.default_limit_mw;
-  if (const Json* limit = in.Find("power_limit_w")) {
-    gpu.initial_limit_mw = ReadMilliwatts(*limit, in.PathOf("power_limit_w"), true);
-    check_in_range("power_limit_w", gpu.initial_limit_mw);
-  }
+  ReadPowerLimits(in, &gpu);
   gpu.energy_counter = ReadBool(in.Require("energy_counter"), in.PathOf("energy_counter"));
-
-  // Exactly one source of demand.
-  std::vector<std::string_view> sources;
-  for (std::string_view key : {"power_w", "workload", "power_schedule"}) {
-    if (in.Find(key) != nullptr) sources.push_back(key);
-  }
-  if (sources.size() != 1) {
-    Fail(in.path(), sources.empty() ? std::string("needs one of \"power_w\", \"workload\" or \"power_schedule\"")
-                                    : fmt::format("give only one of \"power_w\", \"workload\" and \"power_schedule\" "
-                                                  "(found \"{}\" and \"{}\")",
-                                                  sources[0], sources[1]));
-  }
-  if (sources[0] == "power_w") {
-    gpu.power = PowerModel::Constant(ReadMilliwatts(in.Require("power_w"), in.PathOf("power_w"), false));
-  } else if (sources[0] == "workload") {
-    gpu.power = ReadWorkload(in.Require("workload"), in.PathOf("workload"));
-  } else {
-    gpu.power = ReadSchedule(in.Require("power_schedule"), in.PathOf("power_schedule"));
-  }
-
-  gpu.uuid = in.Find("uuid") != nullptr ? ReadString(in.Require("uuid"), in.PathOf("uuid"), kMaxUuidLength)
-                                        : DefaultUuid(index, gpu.name);
-  if (const Json* pci = in.Find("pci_bus_id")) {
-    SetPciAddress(ReadPciBusId(*pci, in.PathOf("pci_bus_id")), &gpu);
-  } else {
-    SetPciAddress(PciAddress{0, static_cast<unsigned int>(index + 1) & 0xFFu, 0, 0}, &gpu);
-  }
-  if (const Json* memory = in.Find("memory_power_w")) {
-    gpu.memory_power_mw = ReadMilliwatts(*memory, in.PathOf("memory_power_w"), false);
-  }
-  if (const Json* temperature = in.Find("temperature_c")) {
-    gpu.temperature_c =
-        static_cast<unsigned int>(ReadIntegerIn(*temperature, in.PathOf("temperature_c"), 0, kMaxTemperatureC));
-  }
-  if (const Json* persistence = in.Find("persistence_mode")) {
-    gpu.persistence_mode = ReadBool(*persistence, in.PathOf("persistence_mode"));
-  }
-  if (const Json* mig = in.Find("mig")) gpu.mig = ReadBool(*mig, in.PathOf("mig"));
-
-  if (const Json* clocks = in.Find("supported_memory_clocks_mhz")) {
-    gpu.memory_clocks_mhz = ReadClocks(*clocks, in.PathOf("supported_memory_clocks_mhz"));
-  } else {
-    gpu.memory_clocks_mhz.assign(kDefaultMemoryClocksMhz.begin(), kDefaultMemoryClocksMhz.end());
-  }
-  if (const Json* clocks = in.Find("supported_graphics_clocks_mhz")) {
-    gpu.graphics_clocks_mhz = ReadClocks(*clocks, in.PathOf("supported_graphics_clocks_mhz"));
-  } else {
-    gpu.graphics_clocks_mhz.assign(kDefaultGraphicsClocksMhz.begin(), kDefaultGraphicsClocksMhz.end());
-  }
-
-  if (const Json* period = in.Find("power_update_period_ms")) {
-    gpu.power_update_period_ns = ReadMillisAsNs(*period, in.PathOf("power_update_period_ms"), 0.0, kMaxPeriodMs);
-  } else {
-    gpu.power_update_period_ns =
-        defaults.power_update_period_ns.value_or(std::llround(kDefaultPowerUpdatePeriodMs * 1e6));
-  }
-  if (gpu.power_update_period_ns <= 0) {
-    Fail(in.PathOf("power_update_period_ms"), "must be greater than 0 ms");
-  }
-  if (const Json* window = in.Find("power_average_window_ms")) {
-    gpu.power_average_window_ns = ReadMillisAsNs(*window, in.PathOf("power_average_window_ms"), 0.0, kMaxWindowMs);
-  } else if (defaults.power_average_window_ns) {
-    gpu.power_average_window_ns = *defaults.power_average_window_ns;
-  } else {
-    gpu.power_average_window_ns = DefaultPowerAverageWindowNs(gpu.architecture, gpu.name);
-  }
-  if (const Json* period = in.Find("counter_update_period_ms")) {
-    gpu.counter_update_period_ns =
-        ReadMillisAsNs(*period, in.PathOf("counter_update_period_ms"), 0.0, kMaxPeriodMs);
-  } else {
-    gpu.counter_update_period_ns =
-        defaults.counter_update_period_ns.value_or(DefaultCounterUpdatePeriodNs(gpu.architecture));
-  }
-  if (const Json* settle = in.Find("power_settle_ms")) {
-    gpu.power_settle_ns = ReadMillisAsNs(*settle, in.PathOf("power_settle_ms"), 0.0, kMaxSettleMs);
-  } else {
-    gpu.power_settle_ns = defaults.power_settle_ns.value_or(kDefaultPowerSettleNs);
-  }
+  gpu.power = ReadDemand(in);
+  ReadIdentityAndReadings(in, index, &gpu);
+  ReadClockLists(in, &gpu);
+  ReadTimings(in, defaults, &gpu);
   if (const Json* unsupported = in.Find("unsupported")) {
     ReadUnsupported(*unsupported, in.PathOf("unsupported"), &gpu);
   }
+  if (const Json* module = in.Find("module")) gpu.module = ReadModule(*module, in.PathOf("module"));
+  if (!gpu.gpu_scope_power_supported && !gpu.module) {
+    Fail(in.PathOf("unsupported"), "\"gpu_scope_power\" needs a \"module\" (a driver without the GPU scope reports "
+                                   "the module's power)");
+  }
   if (const Json* reset = in.Find("counter_reset_at_s")) {
     gpu.counter_reset_ns = ReadSecondsAsNs(*reset, in.PathOf("counter_reset_at_s"));
+  }
+  gpu.power.set_idle_mw(static_cast<std::uint32_t>(std::llround(kDefaultIdlePowerW * 1000.0)));
+  if (const Json* idle = in.Find("idle_power_w")) {
+    gpu.power.set_idle_mw(ReadMilliwatts(*idle, in.PathOf("idle_power_w"), /*positive=*/false));
+  }
+  if (const Json* thermal = in.Find("thermal")) {
+    if (in.Find("temperature_c") != nullptr) {
+      Fail(in.PathOf("temperature_c"), "give either temperature_c (a fixed reading) or thermal (a modelled one), "
+                                       "not both; thermal.ambient_c sets the starting temperature");
+    }
+    ReadThermal(*thermal, in.PathOf("thermal"), &gpu);
   }
   return gpu;
 }

@@ -310,9 +310,32 @@ TEST(EmulatorParseScenarioTest, CounterPeriodSettlingAndUnsupportedQueries) {
   EXPECT_EQ(s.gpus[1].power_settle_ns, 0);
   EXPECT_EQ(ParseError(WithGpus(Gpu(R"(, "unsupported": ["energy"])"))),
             R"(gpus[0].unsupported[0]: unknown query "energy"; expected one of instant_power, average_power, )"
-            R"(memory_power, temperature)");
+            R"(memory_power, temperature, gpu_scope_power)");
   EXPECT_EQ(ParseError(WithGpus(Gpu(R"(, "power_settle_ms": -1)"))),
             "gpus[0].power_settle_ms: must be between 0 and 60000 ms, got -1");
+}
+
+TEST(EmulatorParseScenarioTest, SuperchipModule) {
+  const Scenario s = ParseOk(WithGpus(Gpu(R"(, "module": {"cpu_power_w": 90.5, "cpu_memory_power_w": 15},
+                                             "unsupported": ["gpu_scope_power"])") +
+                                      "," + Gpu(R"(, "module": {"cpu_power_w": 60})") + "," + Gpu()));
+  ASSERT_TRUE(s.gpus[0].module);
+  EXPECT_EQ(s.gpus[0].module->cpu_power_mw, 90'500u);
+  EXPECT_EQ(s.gpus[0].module->cpu_memory_power_mw, 15'000u);
+  EXPECT_FALSE(s.gpus[0].gpu_scope_power_supported);
+  EXPECT_TRUE(ModuleCountsEnergy(s.gpus[0]));
+  ASSERT_TRUE(s.gpus[1].module);
+  EXPECT_EQ(s.gpus[1].module->extra_mw(), 60'000u);
+  EXPECT_TRUE(s.gpus[1].gpu_scope_power_supported);
+  EXPECT_FALSE(ModuleCountsEnergy(s.gpus[1]));
+  EXPECT_FALSE(s.gpus[2].module);
+  EXPECT_EQ(ParseError(WithGpus(Gpu(R"(, "module": {"cpu_memory_power_w": 15})"))),
+            R"(gpus[0].module: missing required key "cpu_power_w")");
+  EXPECT_EQ(ParseError(WithGpus(Gpu(R"(, "module": {"cpu_power_w": 1, "gpu_power_w": 2})"))),
+            R"(gpus[0].module: unknown key "gpu_power_w")");
+  EXPECT_EQ(ParseError(WithGpus(Gpu(R"(, "unsupported": ["gpu_scope_power"])"))),
+            R"(gpus[0].unsupported: "gpu_scope_power" needs a "module" (a driver without the GPU scope reports )"
+            R"(the module's power))");
 }
 
 TEST(EmulatorParseScenarioTest, LatencyAndHangFaults) {

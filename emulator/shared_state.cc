@@ -331,7 +331,8 @@ void SharedState::Initialise() {
     const GpuSpec& spec = scenario_.gpus[i];
     GpuState gpu{};
     gpu.persistence_mode = spec.persistence_mode ? 1 : 0;
-    InitLimitHistory(&gpu.limits, spec.initial_limit_mw);
+    InitLimitHistory(&gpu.limits, spec.initial_limit_mw,
+                     spec.power.thermal() ? spec.power.thermal()->ambient_c : 0.0);
     StoreGpu(i, gpu);
   }
   std::memcpy(h.magic, kStateMagic, sizeof(kStateMagic));

@@ -74,7 +74,8 @@ namespace zeus::emulator {
 inline constexpr char kStateMagic[8] = {'Z', 'E', 'U', 'S', 'E', 'M', 'U', '1'};
 // 2: the sequence counter (seqlock) in the header.
 // 3: each kept limit change carries the energy drawn before it (physics.h).
-inline constexpr std::uint32_t kStateLayoutVersion = 3;
+// 4: and its activity (idle or busy) and the temperature at its instant.
+inline constexpr std::uint32_t kStateLayoutVersion = 4;
 // The latest emulated instant: far beyond any run, with headroom so that no
 // time arithmetic can overflow.
 inline constexpr std::int64_t kMaxEmulatedNs = std::numeric_limits<std::int64_t>::max() / 2;
@@ -114,8 +115,8 @@ static_assert(alignof(StateHeader) == 8 && alignof(GpuState) == 8);
 static_assert(offsetof(StateHeader, epoch_monotonic_ns) == 32 && offsetof(StateHeader, sequence) == 48);
 // The part of a GpuState before the kept limit changes, and one change, in
 // whole words (readers copy only the changes they need).
-static_assert(offsetof(GpuState, limits) + offsetof(LimitHistory, changes) == 96);
-static_assert(sizeof(LimitChange) == 32 && offsetof(LimitChange, time_ns) == 0);
+static_assert(offsetof(GpuState, limits) + offsetof(LimitHistory, changes) == 104);
+static_assert(sizeof(LimitChange) == 40 && offsetof(LimitChange, time_ns) == 0);
 // Shared memory is accessed only through lock-free 64-bit atomics: they work
 // between processes, where a lock-based atomic would not.
 static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free);

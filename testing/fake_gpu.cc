@@ -127,6 +127,8 @@ Result<std::uint32_t> FakeGpu::MemoryPowerMw() {
   return Fail(ErrorCode::kNotSupported, "fake GPU has no memory power domain");
 }
 
+Result<device::PowerScope> FakeGpu::PowerReadingScope() { return config_.power_scope; }
+
 bool FakeGpu::SupportsEnergyCounter() { return config_.energy_counter; }
 
 Result<std::uint64_t> FakeGpu::TotalEnergyMj() {

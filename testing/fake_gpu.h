@@ -32,6 +32,7 @@ struct FakeGpuConfig {
   std::uint32_t max_power_limit_mw = 250'000;
   std::uint32_t default_power_limit_mw = 250'000;
   double power_w = 100.0;  // demand; the draw is min(demand, limit)
+  device::PowerScope power_scope = device::PowerScope::kGpu;  // what PowerReadingScope() answers
 };
 
 class FakeGpu final : public device::Gpu {
@@ -65,6 +66,7 @@ class FakeGpu final : public device::Gpu {
   Result<std::uint32_t> InstantPowerMw() override;
   Result<std::uint32_t> AveragePowerMw() override;
   Result<std::uint32_t> MemoryPowerMw() override;
+  Result<device::PowerScope> PowerReadingScope() override;
   bool SupportsEnergyCounter() override;
   Result<std::uint64_t> TotalEnergyMj() override;
   Result<std::uint32_t> PowerLimitMw() override;

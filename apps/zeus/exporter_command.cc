@@ -16,9 +16,11 @@
 #include "apps/zeus/cli_flags.h"
 #include "base/serial_worker.h"
 #include "zeus/base/error.h"
+#include "zeus/carbon/intensity.h"
 #include "zeus/device/discovery.h"
+#include "zeus/device/environment.h"
 #include "zeus/exporter/collector.h"
-#include "zeus/zeusd/cpu.h"
+#include "zeus/zeusd_client/cpu.h"
 
 namespace zeus::cli {
 namespace {
@@ -27,6 +29,7 @@ struct ExporterFlags {
   std::string listen = "0.0.0.0:9401";  // next to dcgm-exporter's 9400, so both can run
   int interval_ms = 100;
   std::string hostname;
+  std::string carbon;
   bool no_cpus = false;
   std::string ready_file;
 };
@@ -44,12 +47,11 @@ int RunExporter(const ExporterFlags& flags) {
     ready = std::make_unique<OutputFile>(std::move(*file));
   }
   // No NVIDIA driver is not an error: the CPUs are still exported.
-  const char* lib_env = std::getenv("ZEUS_NVML_LIBRARY");
-  const bool explicit_library = lib_env != nullptr && *lib_env != '\0';
+  const device::NvmlLibraryChoice library = device::ChooseNvmlLibrary();
   std::unique_ptr<device::GpuSet> gpus;
   if (auto opened = device::OpenGpus()) {
     gpus = std::move(*opened);
-  } else if (explicit_library || opened.error().code() != ErrorCode::kUnavailable) {
+  } else if (!device::MayContinueWithoutGpus(opened.error(), library)) {
     return Failed(opened.error());
   } else {
     std::fprintf(stderr, "zeus exporter: %s; exporting CPUs only\n", opened.error().message().c_str());
@@ -74,6 +76,16 @@ int RunExporter(const ExporterFlags& flags) {
   exporter::CollectorOptions options;
   options.sample_interval = std::chrono::milliseconds(flags.interval_ms);
   options.hostname = flags.hostname;
+  if (!flags.carbon.empty()) {
+    Result<std::string> path = carbon::FindIntensityData();
+    if (!path) return Failed(path.error().WithContext("--carbon"));
+    Result<carbon::IntensityTable> table = carbon::LoadIntensityTable(*path);
+    if (!table) return Failed(table.error().WithContext("--carbon"));
+    Result<carbon::Zone> zone = carbon::LookupZone(*table, flags.carbon);
+    if (!zone) return Failed(Error(ErrorCode::kInvalidArgument, "--carbon: " + zone.error().message()));
+    options.carbon_intensity_g_per_kwh = zone->intensity_g_per_kwh;
+    options.carbon_zone = zone->code;
+  }
   auto collector = exporter::Collector::Create(gpus.get(), cpus.get(), options);
   if (!collector) return Failed(collector.error());
   auto server = exporter::MetricsServer::Start(**collector, flags.listen);
@@ -113,6 +125,9 @@ void RegisterExporterCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--interval-ms", flags->interval_ms, "Power and temperature sampling period, milliseconds")
       ->transform(IntegerFlag<int>(1, 60000))
       ->capture_default_str();
+  cmd->add_option("--carbon", flags->carbon,
+                  "Also export zeus_gpu_emissions_grams_total: each GPU's energy at the yearly average carbon "
+                  "intensity of this country or region (FR, FRA, France, World), from the table shipped with zeus");
   cmd->add_option("--hostname", flags->hostname, "The hostname label (default: this machine's hostname)");
   cmd->add_flag("--no-cpus", flags->no_cpus, "Do not export RAPL CPU and DRAM energy");
   cmd->add_option("--ready-file", flags->ready_file,

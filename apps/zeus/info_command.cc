@@ -13,9 +13,10 @@
 
 #include "zeus/base/version.h"
 #include "zeus/device/discovery.h"
+#include "zeus/device/environment.h"
 #include "zeus/device/privileges.h"
-#include "zeus/zeusd/client.h"
-#include "zeus/zeusd/cpu.h"
+#include "zeus/zeusd_client/client.h"
+#include "zeus/zeusd_client/cpu.h"
 
 namespace zeus::cli {
 namespace {
@@ -69,6 +70,11 @@ json CollectGpu(device::Gpu& gpu, std::size_t index, std::vector<std::string>& p
   auto power = gpu.PowerUsageMw();
   note(power);
   j["power_w"] = power ? json(Watts(*power)) : json(nullptr);
+  // What the power readings cover: "gpu", "module" (a superchip's GPU + CPU +
+  // memory, where the driver offers no GPU scope) or "unscoped".
+  auto scope = gpu.PowerReadingScope();
+  note(scope);
+  j["power_scope"] = scope ? json(std::string(device::PowerScopeName(*scope))) : json(nullptr);
   auto persistence = gpu.PersistenceMode();
   j["persistence_mode"] = persistence ? json(*persistence) : json(nullptr);
   auto temperature = gpu.TemperatureC();
@@ -78,8 +84,7 @@ json CollectGpu(device::Gpu& gpu, std::size_t index, std::vector<std::string>& p
 
 json CollectCpus(std::vector<std::string>& problems, bool& any_unreadable) {
   json j;
-  std::string root = "/sys/class/powercap";
-  if (const char* env = std::getenv("ZEUS_POWERCAP_ROOT"); env != nullptr && *env != '\0') root = env;
+  const std::string root = device::ChoosePowercapRoot();
   j["powercap_root"] = root;
   device::CpuOptions options;
   options.wrap_guard = false;  // one read each; no long-lived accumulation here
@@ -176,6 +181,14 @@ void PrintZeusd(const json& z) {
   }
 }
 
+// " (GPU scope)", " (module scope: ...)", ... after the power reading.
+std::string PowerScopeNote(const json& scope) {
+  if (scope == "gpu") return " (GPU scope)";
+  if (scope == "module") return " (module scope: the whole superchip, CPU and memory included)";
+  if (scope == "unscoped") return " (unscoped: the driver's board reading)";
+  return " (scope n/a)";
+}
+
 void PrintText(const json& info) {
   fmt::print("Zeus {}\n\n", info["version"].get<std::string>());
   const json& driver = info["driver"];
@@ -192,7 +205,7 @@ void PrintText(const json& info) {
       fmt::print("    Power limit      {} (default {}, min {}, max {}, enforced {})\n", Fmt(g["power_limit_w"], " W"),
                  Fmt(g["default_power_limit_w"], " W"), Fmt(g["min_power_limit_w"], " W"),
                  Fmt(g["max_power_limit_w"], " W"), Fmt(g["enforced_power_limit_w"], " W"));
-      fmt::print("    Power now        {}\n", Fmt(g["power_w"], " W"));
+      fmt::print("    Power now        {}{}\n", Fmt(g["power_w"], " W"), PowerScopeNote(g["power_scope"]));
       fmt::print("    Energy counter   {}\n",
                  g["energy_counter"].get<bool>() ? "yes" : "no (pre-Volta: energy is integrated from power samples)");
       fmt::print("    Persistence mode {}   Temperature {}   MIG {}\n", Fmt(g["persistence_mode"]),
@@ -246,8 +259,7 @@ int RunInfo(bool as_json) {
   std::vector<std::string> problems;
 
   // A library named explicitly must load; the system driver may be absent.
-  const char* lib_env = std::getenv("ZEUS_NVML_LIBRARY");
-  const bool explicit_library = lib_env != nullptr && *lib_env != '\0';
+  const device::NvmlLibraryChoice library = device::ChooseNvmlLibrary();
   device::GpuOptions gpu_options;
   gpu_options.allow_mig = true;  // list MIG-mode GPUs rather than refuse them
   auto gpus = device::OpenGpus(gpu_options);
@@ -255,7 +267,7 @@ int RunInfo(bool as_json) {
   info["gpus"] = json::array();
   if (!gpus) {
     const Error& e = gpus.error();
-    if (explicit_library || e.code() != ErrorCode::kUnavailable) {
+    if (!device::MayContinueWithoutGpus(e, library)) {
       fmt::print(stderr, "error: {}\n", e.message());
       return ExitCodeFor(e.code());
     }
@@ -267,7 +279,7 @@ int RunInfo(bool as_json) {
     driver["available"] = true;
     driver["error"] = nullptr;
     driver["version"] = (*gpus)->driver_version().empty() ? json(nullptr) : json((*gpus)->driver_version());
-    driver["nvml_library"] = explicit_library ? std::string(lib_env) : std::string("libnvidia-ml.so.1");
+    driver["nvml_library"] = library.path;
     for (std::size_t i = 0; i < (*gpus)->size(); ++i) {
       info["gpus"].push_back(CollectGpu((*gpus)->gpu(i), i, problems));
     }

@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -394,17 +393,6 @@ Status CommandRun::Wait(ChildOutcome* outcome) {
 
 }  // namespace
 
-void TestHoldWhileFileExists(const char* env_name) {
-  const char* path = std::getenv(env_name);
-  if (path == nullptr || *path == '\0') return;
-  const int fd = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return;
-  ::close(fd);
-  const timespec step{0, 5'000'000};
-  struct stat st {};
-  for (int i = 0; i < 12'000 && ::stat(path, &st) == 0; ++i) ::nanosleep(&step, nullptr);
-}
-
 std::string SignalName(int signal) {
   if (const char* abbrev = ::sigabbrev_np(signal); abbrev != nullptr) return fmt::format("SIG{}", abbrev);
   return fmt::format("signal {}", signal);
@@ -518,8 +506,6 @@ namespace {
 [[gnu::constructor]] void HoldSignalsBeforeMain(int argc, char** argv, char** /*envp*/) {
   if (argc < 2 || argv == nullptr || argv[1] == nullptr || std::strcmp(argv[1], "monitor") != 0) return;
   SignalRelay::Install();
-  // Test seam: a test delivers a signal here, before the command line is parsed.
-  TestHoldWhileFileExists("ZEUS_MONITOR_TEST_EARLY_HOLD_FILE");
 }
 
 }  // namespace

@@ -118,14 +118,6 @@ class SignalRelay {
   SignalRelay() = default;
 };
 
-// Test seam, not for users: when the environment variable `env_name` names
-// a file, creates it and waits (up to 60 s) until a test removes it, so that
-// the test can deliver a signal at that point. `zeus monitor` holds at two
-// points: ZEUS_MONITOR_TEST_EARLY_HOLD_FILE before main (the signals held,
-// the command line not parsed), ZEUS_MONITOR_TEST_HOLD_FILE before the
-// command starts (the devices open). Plain system calls only.
-void TestHoldWhileFileExists(const char* env_name);
-
 // "SIGTERM" for SIGTERM, "signal 42" for a number without a name.
 std::string SignalName(int signal);
 

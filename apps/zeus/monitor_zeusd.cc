@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <cstdlib>
 #include <fstream>
@@ -17,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "http/http_url.h"
 #include "zeus/base/clock.h"
 
 namespace zeus::cli {
@@ -27,14 +29,9 @@ using std::chrono::nanoseconds;
 using zeusd::DeviceKind;
 
 constexpr std::string_view kAcceptedForms = "unix:///path/to/zeusd.sock or http://HOST:PORT";
-constexpr std::size_t kMaxSocketPathBytes = 107;  // sizeof(sockaddr_un::sun_path) - 1
-constexpr int kZeusdDefaultPort = 4938;
+constexpr std::uint16_t kZeusdDefaultPort = 4938;
 
 double Seconds(nanoseconds d) { return std::chrono::duration<double>(d).count(); }
-
-bool IsHostChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '.' || c == '_';
-}
 
 // Calls f(item) for each comma-separated item of `list` (empty items included).
 template <class F>
@@ -79,66 +76,20 @@ Error NothingToStream(const std::string& url, const zeusd::ZeusdConfig& config) 
 }  // namespace
 
 Result<zeusd::ZeusdConfig> ParseZeusdUrl(std::string_view url) {
-  auto bad = [&](std::string_view why) -> Result<zeusd::ZeusdConfig> {
-    return Fail(ErrorCode::kInvalidArgument, fmt::format("'{}' {}", url, why));
-  };
+  http::UrlRules rules;
+  rules.what = "zeusd address";
+  rules.expected = kAcceptedForms;
+  rules.allow_unix = true;
+  rules.allow_prefix = false;
+  rules.http_default_port = kZeusdDefaultPort;
+  Result<http::HttpUrl> parsed = http::ParseUrl(url, rules);
+  if (!parsed) return Fail(parsed.error());
   zeusd::ZeusdConfig config;
-  if (url.starts_with("unix://")) {
-    const std::string_view path = url.substr(7);
-    if (path.empty() || path.front() != '/') {
-      return bad("needs an absolute socket path after unix:// (unix:///run/zeusd/zeusd.sock: three slashes)");
-    }
-    if (path.size() > kMaxSocketPathBytes) {
-      return bad(fmt::format("has a socket path longer than {} bytes, the most a Unix socket allows",
-                             kMaxSocketPathBytes));
-    }
-    config.socket_path = std::string(path);
-    return config;
-  }
-  if (!url.starts_with("http://")) {
-    if (url.starts_with("https://")) return bad("uses https; zeusd serves plain HTTP (http://HOST:PORT)");
-    return bad("is not a zeusd address");
-  }
-  std::string_view rest = url.substr(7);
-  if (rest.ends_with('/')) rest.remove_suffix(1);
-  if (rest.find_first_of("/?#@") != std::string_view::npos) {
-    return bad("has more than a host and a port (nothing may follow the port but one '/')");
-  }
-  std::string_view host;
-  std::string_view port;
-  bool has_port = false;
-  if (rest.starts_with('[')) {
-    const std::size_t close = rest.find(']');
-    if (close == std::string_view::npos || close == 1) return bad("has an unclosed or empty [IPv6 address]");
-    host = rest.substr(0, close + 1);
-    const std::string_view after = rest.substr(close + 1);
-    if (!after.empty() && after.front() != ':') return bad("has something other than :PORT after the ]");
-    has_port = !after.empty();
-    if (has_port) port = after.substr(1);
-    if (!std::all_of(host.begin() + 1, host.end() - 1,
-                     [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0 || c == ':' || c == '.'; })) {
-      return bad("has an IPv6 address with characters other than hex digits, ':' and '.'");
-    }
+  if (parsed->scheme == http::UrlScheme::kUnix) {
+    config.socket_path = parsed->socket_path;
   } else {
-    const std::size_t colon = rest.find(':');
-    host = rest.substr(0, colon);
-    has_port = colon != std::string_view::npos;
-    if (has_port) port = rest.substr(colon + 1);
-    if (!std::all_of(host.begin(), host.end(), IsHostChar)) {
-      return bad("has a host with characters other than letters, digits, '-', '.' and '_'");
-    }
+    config.host_port = parsed->host_port();
   }
-  if (host.empty()) return bad("has no host");
-  int port_number = kZeusdDefaultPort;
-  if (has_port) {
-    if (port.empty() || port.size() > 5 ||
-        !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      return bad("has a port that is not a number from 1 to 65535");
-    }
-    port_number = std::atoi(std::string(port).c_str());
-    if (port_number < 1 || port_number > 65535) return bad("has a port that is not a number from 1 to 65535");
-  }
-  config.host_port = fmt::format("{}:{}", host, port_number);
   return config;
 }
 
@@ -151,9 +102,7 @@ CLI::Validator ZeusdUrlListFlag() {
         message = fmt::format("must be zeusd addresses ({}) separated by commas (got '{}')", kAcceptedForms, input);
         return;
       }
-      if (auto parsed = ParseZeusdUrl(item); !parsed) {
-        message = fmt::format("must be zeusd addresses, {} (got {})", kAcceptedForms, parsed.error().message());
-      }
+      if (auto parsed = ParseZeusdUrl(item); !parsed) message = parsed.error().message();
     });
     return message;
   };

@@ -3,10 +3,10 @@
 // `zeus monitor --zeusd URL,...`: the energy of a command on other nodes, from
 // their zeusd daemons' power streams (zeus::zeusd::PowerStreamingClient).
 //
-// Addresses: unix:///path/to/zeusd.sock (a Unix socket; the path must be
-// absolute) or http://HOST[:PORT] (TCP; PORT 1-65535, zeusd's 4938 when
-// absent; HOST a name, an IPv4 address or [an IPv6 address]). Nothing may
-// follow the port but one '/'. The token, for daemons that require one: the
+// Addresses (http::ParseUrl): unix:///path/to/zeusd.sock (a Unix socket; the
+// path must be absolute) or http://HOST[:PORT] (TCP; PORT 1-65535, zeusd's
+// 4938 when absent; HOST a name, an IPv4 address or [an IPv6 address]).
+// Nothing may follow the port but '/'. The token, for daemons that require one: the
 // first line of --zeusd-token-file, else ZEUSD_TOKEN; one token for all.
 //
 // What is measured: every GPU and CPU package the daemon streams to us
@@ -30,17 +30,18 @@
 #include <nlohmann/json.hpp>
 
 #include "zeus/base/error.h"
-#include "zeus/zeusd/client.h"
-#include "zeus/zeusd/power_streaming.h"
+#include "zeus/zeusd_client/client.h"
+#include "zeus/zeusd_client/power_streaming.h"
 
 namespace zeus::cli {
 
 // The check of one --zeusd word: zeusd addresses separated by commas. The
-// message names the bad address and the accepted forms.
+// message names the bad address and the accepted forms (ParseZeusdUrl's).
 CLI::Validator ZeusdUrlListFlag();
 
 // One address (see the file comment) as a ZeusdConfig without a token.
-// kInvalidArgument with "'<url>' <what is wrong>" otherwise.
+// kInvalidArgument otherwise: "zeusd address '<url>' <what is wrong>;
+// expected unix:///path/to/zeusd.sock or http://HOST:PORT".
 Result<zeusd::ZeusdConfig> ParseZeusdUrl(std::string_view url);
 
 // The token for the daemons: the first line of `token_file` (when not

@@ -18,10 +18,13 @@
 
 #include <fmt/format.h>
 
-#include "apps/zeus/report_svg.h"
 #include "apps/zeus/reproduce_experiments.h"
+#include "chart/svg_chart.h"
 
 namespace zeus::cli::report {
+
+using chart::XmlEscape;
+
 namespace {
 
 const char* const kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
@@ -48,8 +51,8 @@ double Sd(const std::vector<double>& v) {
 
 std::string Config(int bs, double pl) { return fmt::format("{}@{}", bs, pl); }
 
-Series ScatterSeries(const std::string& label, const std::string& color) {
-  Series s;
+chart::Series ScatterSeries(const std::string& label, const std::string& color) {
+  chart::Series s;
   s.label = label;
   s.color = color;
   s.line = false;
@@ -60,8 +63,8 @@ Series ScatterSeries(const std::string& label, const std::string& color) {
 
 }  // namespace
 
-Series SeedSeries(std::size_t k, std::uint64_t seed) {
-  Series s;
+chart::Series SeedSeries(std::size_t k, std::uint64_t seed) {
+  chart::Series s;
   s.label = fmt::format("seed {}", seed);
   s.color = kPalette[k % std::size(kPalette)];
   s.dash = kSeedDashes[k % std::size(kSeedDashes)];
@@ -70,13 +73,13 @@ Series SeedSeries(std::size_t k, std::uint64_t seed) {
   return s;
 }
 
-Chart CostChart(const JobRuns& r) {
-  Chart c;
+chart::Chart CostChart(const JobRuns& r) {
+  chart::Chart c;
   c.title = "Cost per recurrence (mean over seeds)";
   c.x_label = "recurrence";
-  c.x_scale = AxisScale::kLinear;  // an index: equal steps read best
+  c.x_scale = chart::AxisScale::kLinear;  // an index: equal steps read best
   c.y_label = "cost (J-equivalent)";
-  Series s;
+  chart::Series s;
   s.label = "Zeus";
   s.color = kPalette[0];
   const std::size_t n = r.results.front().recurrences.size();
@@ -91,15 +94,15 @@ Chart CostChart(const JobRuns& r) {
   return c;
 }
 
-Chart BatchSizeChart(const JobRuns& r) {
-  Chart c;
+chart::Chart BatchSizeChart(const JobRuns& r) {
+  chart::Chart c;
   c.title = "Batch size chosen (final try of each recurrence)";
   c.x_label = "recurrence";
-  c.x_scale = AxisScale::kLinear;  // an index: equal steps read best
+  c.x_scale = chart::AxisScale::kLinear;  // an index: equal steps read best
   c.y_label = "batch size";
-  c.y_scale = AxisScale::kLog2;
+  c.y_scale = chart::AxisScale::kLog2;
   for (std::size_t k = 0; k < r.results.size(); ++k) {
-    Series s = SeedSeries(k, r.seeds[k]);
+    chart::Series s = SeedSeries(k, r.seeds[k]);
     for (const simulator::RecurrenceRecord& rec : r.results[k].recurrences) {
       s.points.emplace_back(rec.recurrence, rec.batch_size);
     }
@@ -109,13 +112,13 @@ Chart BatchSizeChart(const JobRuns& r) {
   return c;
 }
 
-Chart ParetoChart(const JobRuns& r, const JobAggregate& a) {
-  Chart c;
+chart::Chart ParetoChart(const JobRuns& r, const JobAggregate& a) {
+  chart::Chart c;
   c.title = "Energy vs time of every configuration (expected)";
   c.x_label = "time to target (s)";
   c.y_label = "energy to target (J)";
-  Series sure = ScatterSeries("reaches always", "#1f77b4");
-  Series unsure = ScatterSeries("sometimes misses", "#b0b0b0");
+  chart::Series sure = ScatterSeries("reaches always", "#1f77b4");
+  chart::Series unsure = ScatterSeries("sometimes misses", "#b0b0b0");
   std::vector<std::pair<double, double>> candidates;
   for (const simulator::ConfigExpectation& cfg : r.configs) {
     if (cfg.reach_fraction == 1.0) {
@@ -126,7 +129,7 @@ Chart ParetoChart(const JobRuns& r, const JobAggregate& a) {
     }
   }
   std::sort(candidates.begin(), candidates.end());
-  Series front;
+  chart::Series front;
   front.label = "Pareto front";
   front.color = "#ff7f0e";
   double best_energy = std::numeric_limits<double>::infinity();
@@ -142,13 +145,13 @@ Chart ParetoChart(const JobRuns& r, const JobAggregate& a) {
   const simulator::ConfigExpectation& d = r.baselines.default_config;
   const simulator::ConfigExpectation& o = r.baselines.oracle;
   c.marks.push_back({"Default " + Config(d.batch_size, d.power_limit_w), "#555555", d.time_s, d.energy_j,
-                     MarkerShape::kSquare});
+                     chart::MarkerShape::kSquare});
   c.marks.push_back({"Oracle " + Config(o.batch_size, o.power_limit_w), "#2ca02c", o.time_s, o.energy_j,
-                     MarkerShape::kStar});
+                     chart::MarkerShape::kStar});
   for (const simulator::ConfigExpectation& cfg : r.configs) {
     if (cfg.batch_size == a.mode_batch_size && cfg.power_limit_w == a.mode_power_limit_w) {
       c.marks.push_back({"Zeus chose " + Config(cfg.batch_size, cfg.power_limit_w), "#d62728", cfg.time_s,
-                         cfg.energy_j, MarkerShape::kRing});
+                         cfg.energy_j, chart::MarkerShape::kRing});
     }
   }
   return c;
@@ -229,7 +232,7 @@ std::string ReportHtml(const std::vector<JobRuns>& jobs, const ReportSettings& s
       "weight) and beta = {} (early stopping). Savings and time change are against the Default configuration "
       "(the default batch size at the maximum power limit); regret is against the Oracle (the best configuration "
       "in hindsight), in oracle jobs' worth of cost. Means &plusmn; standard deviations over the seeds.</p>\n",
-      runs, Escape(settings.trace_dir), settings.eta, settings.beta);
+      runs, XmlEscape(settings.trace_dir), settings.eta, settings.beta);
   html +=
       "<table>\n<tr><th>GPU</th><th>workload</th><th>seeds</th><th>R</th><th>energy savings, last 10</th>"
       "<th>time change, last 10</th><th>energy savings, all</th><th>time change, all</th><th>regret (oracle jobs)</th>"
@@ -240,7 +243,8 @@ std::string ReportHtml(const std::vector<JobRuns>& jobs, const ReportSettings& s
         "<tr><td class=\"l\">{}</td><td class=\"l\"><a href=\"#{}-{}\">{}</a></td><td>{}</td><td>{}</td>"
         "<td>{:.2f}% &plusmn; {:.2f}</td><td>{:+.2f}%</td><td>{:.2f}% &plusmn; {:.2f}</td><td>{:+.2f}%</td>"
         "<td>{:.2f} &plusmn; {:.2f}</td><td>{} ({:.0f}% at oracle)</td><td>{}</td><td>{}</td></tr>\n",
-        Escape(r.job->gpu), Escape(r.job->gpu), Escape(r.job->workload.dataset), Escape(r.job->workload.name()),
+        XmlEscape(r.job->gpu), XmlEscape(r.job->gpu), XmlEscape(r.job->workload.dataset),
+        XmlEscape(r.job->workload.name()),
         r.seeds.size(), r.summaries.front().num_recurrences, a.savings_last_n_pct, a.savings_last_n_sd,
         a.time_change_last_n_pct, a.savings_all_pct, a.savings_all_sd, a.time_change_all_pct, a.regret_oracle_jobs,
         a.regret_oracle_jobs_sd, Config(a.mode_batch_size, a.mode_power_limit_w), 100 * a.oracle_fraction,
@@ -251,15 +255,16 @@ std::string ReportHtml(const std::vector<JobRuns>& jobs, const ReportSettings& s
   if (settings.experiments != nullptr) html += ExperimentsHtml(*settings.experiments);
   for (const JobRuns& r : jobs) {
     const JobAggregate a = Aggregate(r);
-    html += fmt::format("<section id=\"{}-{}\">\n<h2>{} on {}</h2>\n", Escape(r.job->gpu),
-                        Escape(r.job->workload.dataset), Escape(r.job->workload.name()), Escape(r.job->gpu));
+    html += fmt::format("<section id=\"{}-{}\">\n<h2>{} on {}</h2>\n", XmlEscape(r.job->gpu),
+                        XmlEscape(r.job->workload.dataset), XmlEscape(r.job->workload.name()),
+                        XmlEscape(r.job->gpu));
     html += fmt::format(
         "<p>Target {} within {} epochs ({}); batch sizes {}; power limits {} W; {} recurrences per run.</p>\n",
-        r.job->workload.target_metric, r.job->workload.max_epochs, Escape(r.job->workload.optimizer),
+        r.job->workload.target_metric, r.job->workload.max_epochs, XmlEscape(r.job->workload.optimizer),
         fmt::join(r.job->batch_sizes, " "), fmt::join(r.job->power_limits_w, " "),
         r.summaries.front().num_recurrences);
-    html += "<div class=\"plots\">\n" + RenderChart(CostChart(r)) + RenderChart(BatchSizeChart(r)) +
-            RenderChart(ParetoChart(r, a)) + "</div>\n</section>\n";
+    html += "<div class=\"plots\">\n" + chart::RenderChart(CostChart(r)) + chart::RenderChart(BatchSizeChart(r)) +
+            chart::RenderChart(ParetoChart(r, a)) + "</div>\n</section>\n";
   }
   html += "</body>\n</html>\n";
   return html;

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/zeus/report_svg.h"
+#include "chart/svg_chart.h"
 #include "zeus/base/error.h"
 #include "zeus/simulator/job_trace.h"
 #include "zeus/simulator/metrics.h"
@@ -55,19 +55,19 @@ struct ReportSettings {
   const Experiments* experiments = nullptr;  // sections appended after the main table when set
 };
 
-// The charts of a job's section, before rendering (RenderChart). Cost: the
+// The charts of a job's section, before rendering (chart::RenderChart). Cost: the
 // mean cost per recurrence against the Default and Oracle costs. Batch size:
 // one line per seed (SeedSeries), log2 axis. Pareto: energy against time of
 // every configuration, the front, and Default, Oracle and Zeus's most common
-// choice marked. Axes are log10 where the data span decades (AxisScale::kAuto).
+// choice marked. Axes are log10 where the data span decades (chart::AxisScale::kAuto).
 // REQUIRES: !runs.results.empty(), every result with the same recurrences.
-Chart CostChart(const JobRuns& runs);
-Chart BatchSizeChart(const JobRuns& runs);
-Chart ParetoChart(const JobRuns& runs, const JobAggregate& aggregate);
+chart::Chart CostChart(const JobRuns& runs);
+chart::Chart BatchSizeChart(const JobRuns& runs);
+chart::Chart ParetoChart(const JobRuns& runs, const JobAggregate& aggregate);
 
 // The line of the k-th seed (0-based) in per-seed charts: thin, translucent,
 // and for k < 30 unlike every other seed's in colour or dash pattern.
-Series SeedSeries(std::size_t k, std::uint64_t seed);
+chart::Series SeedSeries(std::size_t k, std::uint64_t seed);
 
 // One row per (GPU, workload, seed): the RunSummary fields and the baselines.
 std::string RunsCsv(const std::vector<JobRuns>& jobs);

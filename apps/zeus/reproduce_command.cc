@@ -5,15 +5,16 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -248,171 +249,228 @@ void PrintExperiments(const report::Experiments& e) {
   if (!e.drift.empty()) fmt::print("\nData drift:\n{}", report::DriftTable(e.drift));
 }
 
-int RunReproduce(const ReproduceFlags& f) {
-  const Clock::time_point start = Clock::now();
-  // The flags first, then the files they name.
+// What the flags ask for, checked, with the traces' directory and GPUs.
+struct ReproducePlan {
+  std::vector<std::uint64_t> seeds;
+  std::vector<double> etas;   // the main runs use the first value;
+  std::vector<double> betas;  // more than one value: a sensitivity table
+  std::vector<std::string> gpus;
+  std::vector<simulator::WorkloadSpec> workloads;
+  std::string trace_dir;
+  simulator::Policy policy = simulator::Policy::kZeus;
+};
+
+// "all", or the named workloads, none twice.
+Result<std::vector<simulator::WorkloadSpec>> ParseWorkloads(const std::string& text) {
+  if (text == "all") {
+    return std::vector<simulator::WorkloadSpec>(simulator::BuiltinWorkloads().begin(),
+                                                simulator::BuiltinWorkloads().end());
+  }
+  Result<std::vector<std::string>> names = SplitList("--workloads", text);
+  if (!names) return Fail(names.error());
+  std::vector<simulator::WorkloadSpec> workloads;
+  for (const std::string& name : *names) {
+    Result<simulator::WorkloadSpec> w = simulator::ResolveWorkload(name);
+    if (!w) return Fail(w.error());
+    for (const simulator::WorkloadSpec& earlier : workloads) {
+      if (earlier.name() == w->name()) {
+        return Fail(ErrorCode::kInvalidArgument, fmt::format("--workloads: '{}' names {} again", name, w->name()));
+      }
+    }
+    workloads.push_back(*w);
+  }
+  return workloads;
+}
+
+// The flags' own checks, before any file is read.
+Result<ReproducePlan> ParseFlags(const ReproduceFlags& f) {
+  ReproducePlan plan;
   Result<std::vector<std::uint64_t>> seeds = ParseSeeds(f.seeds);
-  if (!seeds) return Failure(seeds.error());
+  if (!seeds) return Fail(seeds.error());
+  plan.seeds = std::move(*seeds);
   Result<std::vector<double>> etas = ParseNumberList("--eta", f.eta, 0, 1, false);
-  if (!etas) return Failure(etas.error());
+  if (!etas) return Fail(etas.error());
+  plan.etas = std::move(*etas);
   Result<std::vector<double>> betas =
       ParseNumberList("--beta", f.beta, 0, std::numeric_limits<double>::max(), /*allow_inf=*/true);
-  if (!betas) return Failure(betas.error());
-  if (etas->size() > 1 && betas->size() > 1) {
-    return Failure(Error(ErrorCode::kInvalidArgument,
-                         "give a list to --eta or to --beta, not both (one sensitivity table at a time)"));
+  if (!betas) return Fail(betas.error());
+  plan.betas = std::move(*betas);
+  if (plan.etas.size() > 1 && plan.betas.size() > 1) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "give a list to --eta or to --beta, not both (one sensitivity table at a time)");
   }
-  // The main runs use the first value of each list.
-  const double eta = etas->front();
-  const double beta = betas->front();
-  std::vector<std::string> gpus;
   if (f.gpus) {
     Result<std::vector<std::string>> named = SplitList("--gpus", *f.gpus);
-    if (!named) return Failure(named.error());
-    gpus = *named;
+    if (!named) return Fail(named.error());
+    plan.gpus = std::move(*named);
   }
-  std::vector<simulator::WorkloadSpec> workloads;
-  if (f.workloads == "all") {
-    workloads.assign(simulator::BuiltinWorkloads().begin(), simulator::BuiltinWorkloads().end());
-  } else {
-    Result<std::vector<std::string>> names = SplitList("--workloads", f.workloads);
-    if (!names) return Failure(names.error());
-    for (const std::string& name : *names) {
-      Result<simulator::WorkloadSpec> w = simulator::ResolveWorkload(name);
-      if (!w) return Failure(w.error());
-      for (const simulator::WorkloadSpec& earlier : workloads) {
-        if (earlier.name() == w->name()) {
-          return Failure(Error(ErrorCode::kInvalidArgument,
-                               fmt::format("--workloads: '{}' names {} again", name, w->name())));
-        }
-      }
-      workloads.push_back(*w);
-    }
-  }
+  Result<std::vector<simulator::WorkloadSpec>> workloads = ParseWorkloads(f.workloads);
+  if (!workloads) return Fail(workloads.error());
+  plan.workloads = std::move(*workloads);
+  plan.policy = f.policy == "zeus-robust" ? simulator::Policy::kZeusRobust : simulator::Policy::kZeus;
+  return plan;
+}
+
+// The trace directory (and its GPUs when --gpus is not given), the cap on
+// runs, and the report's directory, checked before the runs.
+Status ResolveTraces(const ReproduceFlags& f, ReproducePlan& plan) {
   Result<std::string> dir = simulator::ResolveTraceDir(f.trace_dir);
-  if (!dir) return Failure(dir.error());
-  if (Status s = CheckInputDirectory(TraceDirSource(f.trace_dir), *dir); !s) return Failure(s.error());
+  if (!dir) return Fail(dir.error());
+  if (Status s = CheckInputDirectory(TraceDirSource(f.trace_dir), *dir); !s) return s;
+  plan.trace_dir = *dir;
   if (!f.gpus) {
     Result<std::vector<std::string>> found = simulator::ListTraceGpus(*dir);
-    if (!found) return Failure(found.error());
-    if (found->empty()) return Failure(Error(ErrorCode::kNotFound, fmt::format("{}: no summary_power_<gpu>.csv", *dir)));
-    gpus = *found;
+    if (!found) return Fail(found.error());
+    if (found->empty()) return Fail(ErrorCode::kNotFound, fmt::format("{}: no summary_power_<gpu>.csv", *dir));
+    plan.gpus = *found;
   }
-  if (gpus.size() * workloads.size() * seeds->size() > kMaxRuns) {
-    return Failure(Error(ErrorCode::kInvalidArgument,
-                         fmt::format("{} GPUs x {} workloads x {} seeds = {} runs; at most {} in one reproduce (each "
-                                     "run's tries are kept for the report)",
-                                     gpus.size(), workloads.size(), seeds->size(),
-                                     gpus.size() * workloads.size() * seeds->size(), kMaxRuns)));
+  const std::size_t runs = plan.gpus.size() * plan.workloads.size() * plan.seeds.size();
+  if (runs > kMaxRuns) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("{} GPUs x {} workloads x {} seeds = {} runs; at most {} in one reproduce (each run's "
+                            "tries are kept for the report)",
+                            plan.gpus.size(), plan.workloads.size(), plan.seeds.size(), runs, kMaxRuns));
   }
-  if (!f.no_report && !f.potential) {
-    if (Status s = PrepareOutputDirectory("--report", f.report_dir); !s) return Failure(s.error());
-  }
+  if (!f.no_report && !f.potential) return PrepareOutputDirectory("--report", f.report_dir);
+  return OkStatus();
+}
 
-  // Load each trace once; the job slices are shared read-only by the workers.
-  Result<simulator::TrainTrace> train = simulator::LoadTrainTrace(simulator::TrainTracePath(*dir));
-  if (!train) return Failure(train.error());
+// The job slices of every (GPU, workload), owned here and shared read-only
+// by the workers, and a JobRuns per slice with its baselines and a slot per seed.
+struct LoadedJobs {
   std::vector<std::unique_ptr<simulator::JobTrace>> slices;
-  std::vector<JobRuns> jobs;
-  for (const std::string& gpu : gpus) {
-    Result<simulator::PowerTrace> power = simulator::LoadPowerTrace(simulator::PowerTracePath(*dir, gpu), gpu);
-    if (!power) return Failure(power.error());
-    for (const simulator::WorkloadSpec& w : workloads) {
+  std::vector<JobRuns> runs;
+};
+
+// Loads each trace once.
+Result<LoadedJobs> LoadJobs(const ReproducePlan& plan) {
+  const double eta = plan.etas.front();
+  Result<simulator::TrainTrace> train = simulator::LoadTrainTrace(simulator::TrainTracePath(plan.trace_dir));
+  if (!train) return Fail(train.error());
+  LoadedJobs jobs;
+  for (const std::string& gpu : plan.gpus) {
+    Result<simulator::PowerTrace> power =
+        simulator::LoadPowerTrace(simulator::PowerTracePath(plan.trace_dir, gpu), gpu);
+    if (!power) return Fail(power.error());
+    for (const simulator::WorkloadSpec& w : plan.workloads) {
       Result<simulator::JobTrace> job = simulator::BuildJobTrace(*train, *power, w);
-      if (!job) return Failure(job.error());
+      if (!job) return Fail(job.error());
       Result<simulator::Baselines> baselines = simulator::ComputeBaselines(*job, eta);
-      if (!baselines) return Failure(baselines.error().WithContext(fmt::format("{} on {}", w.name(), gpu)));
-      slices.push_back(std::make_unique<simulator::JobTrace>(std::move(*job)));
+      if (!baselines) return Fail(baselines.error().WithContext(fmt::format("{} on {}", w.name(), gpu)));
+      jobs.slices.push_back(std::make_unique<simulator::JobTrace>(std::move(*job)));
       JobRuns runs;
-      runs.job = slices.back().get();
+      runs.job = jobs.slices.back().get();
       runs.baselines = *baselines;
       runs.configs = simulator::ExpectedConfigs(*runs.job, eta);
-      runs.seeds = *seeds;
-      runs.results.resize(seeds->size());
-      runs.summaries.resize(seeds->size());
-      jobs.push_back(std::move(runs));
+      runs.seeds = plan.seeds;
+      runs.results.resize(plan.seeds.size());
+      runs.summaries.resize(plan.seeds.size());
+      jobs.runs.push_back(std::move(runs));
     }
   }
-  const Clock::time_point loaded = Clock::now();
-  if (f.potential) return PrintPotential(jobs, f.as_json);
+  return jobs;
+}
 
-  // Simulate every (job, seed) on a pool of threads; results land in fixed
-  // slots, so the output does not depend on scheduling.
-  const std::size_t total = jobs.size() * seeds->size();
+// Simulates every (job, seed) with `options` (its seed set per run) on
+// `threads` threads; results land in fixed slots, so the output does not
+// depend on scheduling. The first failure in slot order is returned.
+Status SimulateRuns(std::vector<JobRuns>& jobs, const simulator::SimulationOptions& options, unsigned threads) {
+  const std::size_t seeds = jobs.front().seeds.size();
+  const std::size_t total = jobs.size() * seeds;
   std::vector<std::optional<Error>> errors(total);
-  std::atomic<std::size_t> next{0};
   Progress progress(total);
-  unsigned threads = f.jobs > 0 ? static_cast<unsigned>(f.jobs) : std::max(1U, std::thread::hardware_concurrency());
-  threads = static_cast<unsigned>(std::min<std::size_t>(threads, total));
-  auto work = [&] {
-    for (std::size_t task = next++; task < total; task = next++) {
-      JobRuns& r = jobs[task / seeds->size()];
-      const std::size_t k = task % seeds->size();
-      simulator::SimulationOptions options;
-      options.eta = eta;
-      options.beta = beta;
-      options.seed = r.seeds[k];
-      options.policy = f.policy == "zeus-robust" ? simulator::Policy::kZeusRobust : simulator::Policy::kZeus;
-      Result<simulator::SimulationResult> sim = simulator::Simulate(*r.job, options);
-      if (sim) {
-        r.summaries[k] = simulator::Summarize(*sim, r.baselines);
-        r.results[k] = std::move(*sim);
-      } else {
-        errors[task] = sim.error().WithContext(
-            fmt::format("{} on {}, seed {}", r.job->workload.name(), r.job->gpu, r.seeds[k]));
-      }
-      progress.Done(fmt::format("{} {} seed {}", r.job->gpu, r.job->workload.dataset, r.seeds[k]));
+  ParallelFor(total, threads, [&](std::size_t task) {
+    JobRuns& r = jobs[task / seeds];
+    const std::size_t k = task % seeds;
+    simulator::SimulationOptions o = options;
+    o.seed = r.seeds[k];
+    Result<simulator::SimulationResult> sim = simulator::Simulate(*r.job, o);
+    if (sim) {
+      r.summaries[k] = simulator::Summarize(*sim, r.baselines);
+      r.results[k] = std::move(*sim);
+    } else {
+      errors[task] =
+          sim.error().WithContext(fmt::format("{} on {}, seed {}", r.job->workload.name(), r.job->gpu, r.seeds[k]));
     }
-  };
-  {
-    std::vector<std::jthread> pool;
-    for (unsigned i = 1; i < threads; ++i) pool.emplace_back(work);
-    work();
-  }
-  const Clock::time_point simulated = Clock::now();
+    progress.Done(fmt::format("{} {} seed {}", r.job->gpu, r.job->workload.dataset, r.seeds[k]));
+  });
   for (const std::optional<Error>& e : errors) {
-    if (e) return Failure(*e);
+    if (e) return Fail(*e);
   }
+  return OkStatus();
+}
 
-  std::size_t recurrences = 0;
-  for (const JobRuns& r : jobs) {
-    for (const simulator::RunSummary& s : r.summaries) recurrences += static_cast<std::size_t>(s.num_recurrences);
-  }
-  auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
-  fmt::print(stderr, "reproduce: {} runs ({} recurrences) simulated in {:.1f} ms on {} thread{}; traces loaded in {:.1f} ms\n",
-             total, recurrences, ms(simulated - loaded), threads, threads == 1 ? "" : "s", ms(loaded - start));
-
+report::ExperimentRequest ExperimentsAsked(const ReproduceFlags& f, const ReproducePlan& plan) {
   report::ExperimentRequest request;
-  request.eta = eta;
-  request.beta = beta;
-  request.policy = f.policy == "zeus-robust" ? simulator::Policy::kZeusRobust : simulator::Policy::kZeus;
-  request.etas = *etas;
-  request.betas = *betas;
+  request.eta = plan.etas.front();
+  request.beta = plan.betas.front();
+  request.policy = plan.policy;
+  request.etas = plan.etas;
+  request.betas = plan.betas;
   request.baselines = f.baselines;
   request.drift = f.drift;
   request.drift_after = f.drift_after;
   request.drift_spec = {f.drift_magnitude, f.drift_seed};
   request.drift_window = f.drift_window;
-  Result<report::Experiments> experiments = report::RunExperiments(request, jobs, *seeds, threads);
-  if (!experiments) return Failure(experiments.error());
-  const Clock::time_point experimented = Clock::now();
-  if (experimented - simulated > std::chrono::milliseconds(1)) {
-    fmt::print(stderr, "reproduce: experiments simulated in {:.1f} ms\n", ms(experimented - simulated));
-  }
+  return request;
+}
 
+// The table (or JSON) on stdout, then the report.
+int PrintResults(const ReproduceFlags& f, const ReproducePlan& plan, const std::vector<JobRuns>& jobs,
+                 const report::Experiments& experiments) {
   if (f.as_json) {
-    PrintJson(jobs, *experiments);
+    PrintJson(jobs, experiments);
   } else {
     PrintTable(jobs);
-    PrintExperiments(*experiments);
+    PrintExperiments(experiments);
   }
   if (!f.no_report) {
-    report::ReportSettings settings{*dir, eta, beta};
-    settings.experiments = &*experiments;
+    report::ReportSettings settings{plan.trace_dir, plan.etas.front(), plan.betas.front()};
+    settings.experiments = &experiments;
     if (Status s = report::WriteReport(f.report_dir, jobs, settings); !s) return Failure(s.error());
     if (!f.as_json) fmt::print("\nReport: {}/index.html (plots) and {}/runs.csv\n", f.report_dir, f.report_dir);
   }
   return 0;
+}
+
+double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+int RunReproduce(const ReproduceFlags& f) {
+  const Clock::time_point start = Clock::now();
+  Result<ReproducePlan> plan = ParseFlags(f);
+  if (!plan) return Failure(plan.error());
+  if (Status s = ResolveTraces(f, *plan); !s) return Failure(s.error());
+  Result<LoadedJobs> loaded_jobs = LoadJobs(*plan);
+  if (!loaded_jobs) return Failure(loaded_jobs.error());
+  std::vector<JobRuns>& jobs = loaded_jobs->runs;
+  const Clock::time_point loaded = Clock::now();
+  if (f.potential) return PrintPotential(jobs, f.as_json);
+
+  const std::size_t total = jobs.size() * plan->seeds.size();
+  unsigned threads = f.jobs > 0 ? static_cast<unsigned>(f.jobs) : std::max(1U, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, total));
+  simulator::SimulationOptions options;
+  options.eta = plan->etas.front();
+  options.beta = plan->betas.front();
+  options.policy = plan->policy;
+  if (Status s = SimulateRuns(jobs, options, threads); !s) return Failure(s.error());
+  const Clock::time_point simulated = Clock::now();
+  std::size_t recurrences = 0;
+  for (const JobRuns& r : jobs) {
+    for (const simulator::RunSummary& s : r.summaries) recurrences += static_cast<std::size_t>(s.num_recurrences);
+  }
+  fmt::print(stderr,
+             "reproduce: {} runs ({} recurrences) simulated in {:.1f} ms on {} thread{}; traces loaded in {:.1f} ms\n",
+             total, recurrences, Ms(simulated - loaded), threads, threads == 1 ? "" : "s", Ms(loaded - start));
+
+  Result<report::Experiments> experiments =
+      report::RunExperiments(ExperimentsAsked(f, *plan), jobs, plan->seeds, threads);
+  if (!experiments) return Failure(experiments.error());
+  const Clock::time_point experimented = Clock::now();
+  if (experimented - simulated > std::chrono::milliseconds(1)) {
+    fmt::print(stderr, "reproduce: experiments simulated in {:.1f} ms\n", Ms(experimented - simulated));
+  }
+  return PrintResults(f, *plan, jobs, *experiments);
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 // savings, sensitivity to eta and beta, grid-search baselines and a drifting
 // workload. Every grid of simulations runs on a thread pool with results in
 // fixed slots, so tables, JSON and report are byte-identical whatever the
-// thread count.
+// thread count. Running them: reproduce_experiments.cc; their tables, JSON
+// and report sections: experiments_report.cc.
 
 #ifndef ZEUS_APPS_ZEUS_REPRODUCE_EXPERIMENTS_H_
 #define ZEUS_APPS_ZEUS_REPRODUCE_EXPERIMENTS_H_
@@ -108,6 +109,9 @@ struct ExperimentRequest {
   simulator::DriftSpec drift_spec;
   int drift_window = 10;
 };
+
+// "V100 imagenet/resnet50": a job in messages and chart titles.
+std::string JobLabel(const simulator::JobTrace& job);
 
 // The potential savings of every job (jobs whose Default does not always
 // reach the target are left out), then the requested grids. `jobs` holds the

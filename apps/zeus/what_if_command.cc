@@ -8,12 +8,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "apps/zeus/cli_flags.h"
-#include "apps/zeus/svg_plot.h"
+#include "chart/svg_chart.h"
 #include "zeus/runtime/power_limit_profile.h"
 
 namespace zeus::cli {
@@ -72,19 +73,32 @@ int RunWhatIf(const WhatIfFlags& f) {
   return 0;
 }
 
+// A labelled point of its own: the baseline, or a selector's choice.
+chart::Series PointSeries(std::string label, double time_s, double energy_j) {
+  chart::Series s;
+  s.label = std::move(label);
+  s.line = false;
+  s.markers = true;
+  s.marker_radius = 4;
+  s.points.push_back({time_s, energy_j});
+  return s;
+}
+
 }  // namespace
 
 std::string WhatIfSvg(const runtime::PowerLimitWhatIfReport& report, const std::string& title) {
   const int steps = report.options.profile_steps;
-  LinePlot plot;
-  plot.title = title;
-  plot.subtitle = fmt::format("per training step ({} profiled per limit); baseline {:g} W; eta {:g}, max slowdown {:g}",
-                              steps, report.baseline_power_limit_w, report.options.eta,
-                              report.options.max_slowdown);
-  plot.x_label = "time per step (s)";
-  plot.y_label = "energy per step (J)";
-  plot.x_from_zero = false;
-  plot.y_from_zero = false;
+  chart::Chart c;
+  c.title = title;
+  c.subtitle = fmt::format("per training step ({} profiled per limit); baseline {:g} W; eta {:g}, max slowdown {:g}",
+                           steps, report.baseline_power_limit_w, report.options.eta, report.options.max_slowdown);
+  c.x_label = "time per step (s)";
+  c.y_label = "energy per step (J)";
+  c.x_scale = chart::AxisScale::kLinear;
+  c.y_scale = chart::AxisScale::kLinear;
+  c.width_px = 1040;
+  c.height_px = 520;
+  c.background = "white";
 
   // Points sorted by time, so the front is drawn left to right.
   std::vector<std::size_t> order(report.measurements.size());
@@ -92,13 +106,15 @@ std::string WhatIfSvg(const runtime::PowerLimitWhatIfReport& report, const std::
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return report.measurements[a].time_s < report.measurements[b].time_s;
   });
-  PlotSeries all;
+  chart::Series all;
   all.label = "power limits";
   all.line = false;
   all.markers = true;
-  PlotSeries front;
+  all.marker_radius = 4;
+  chart::Series front;
   front.label = "Pareto front";
   front.markers = true;
+  front.stroke_width = 1.6;
   for (std::size_t i : order) {
     const auto& m = report.measurements[i];
     const std::pair<double, double> point{m.time_s / steps, m.energy_j / steps};
@@ -106,26 +122,17 @@ std::string WhatIfSvg(const runtime::PowerLimitWhatIfReport& report, const std::
     all.point_labels.push_back(fmt::format("{:g} W", m.power_limit_w));
     if (report.pareto[i]) front.points.push_back(point);
   }
-  plot.series.push_back(std::move(all));
-  plot.series.push_back(std::move(front));
-
-  PlotSeries baseline;
-  baseline.label = fmt::format("baseline {:g} W", report.baseline_power_limit_w);
-  baseline.line = false;
-  baseline.markers = true;
-  baseline.points.push_back({report.baseline_time_per_step_s, report.baseline_energy_per_step_j});
-  plot.series.push_back(std::move(baseline));
-  for (const auto& c : report.choices) {
-    PlotSeries choice;
+  c.series.push_back(std::move(all));
+  c.series.push_back(std::move(front));
+  c.series.push_back(PointSeries(fmt::format("baseline {:g} W", report.baseline_power_limit_w),
+                                 report.baseline_time_per_step_s, report.baseline_energy_per_step_j));
+  for (const auto& choice : report.choices) {
     // The legend is narrow: the selector's name without its parameter (the subtitle has them).
-    choice.label = fmt::format("{}: {:g} W", c.selector.substr(0, c.selector.find('(')), c.power_limit_w);
-    choice.line = false;
-    choice.markers = true;
-    choice.points.push_back({c.time_per_step_s, c.energy_per_step_j});
-    plot.series.push_back(std::move(choice));
+    c.series.push_back(PointSeries(
+        fmt::format("{}: {:g} W", choice.selector.substr(0, choice.selector.find('(')), choice.power_limit_w),
+        choice.time_per_step_s, choice.energy_per_step_j));
   }
-  plot.width_px = 1040;
-  return RenderSvg(plot);
+  return chart::RenderChart(c);
 }
 
 void RegisterWhatIfCommand(CLI::App& app, int* exit_code) {

@@ -38,7 +38,6 @@
 #include <filesystem>
 #include <functional>
 #include <map>
-#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -47,11 +46,12 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "apps/zeus/cli_flags.h"
-#include "apps/zeus_emulated_train/emulator_control.h"
+#include "apps/zeus_emulated_train/report.h"
+#include "emulator/control/control.h"
 #include "zeus/device/discovery.h"
+#include "zeus/device/environment.h"
 #include "zeus/monitor/monitor.h"
 #include "zeus/runtime/batch_size_optimizer.h"
 #include "zeus/runtime/power_limit_optimizer.h"
@@ -65,7 +65,6 @@ namespace {
 using zeus::ErrorCode;
 using zeus::runtime::OptimumSelector;
 using zeus::runtime::PowerLimitOptimizer;
-using json = nlohmann::json;
 
 struct Flags {
   int epochs = 2;
@@ -190,7 +189,7 @@ using AfterEpoch = std::function<zeus::Result<bool>(int epoch)>;
 // The training loop; throws only for --throw-at-step (a user's exception).
 zeus::Status Train(const Flags& flags, const zeus::device::GpuSet& gpus, zeus::monitor::Monitor& monitor,
                    PowerLimitOptimizer* optimizer, zeus::runtime::Communicator& comm,
-                   const zeus::apps::EmulatorControl& emulator, const zeus::Clock& clock, Totals& totals,
+                   const zeus::emulator::EmulatorControl& emulator, const zeus::Clock& clock, Totals& totals,
                    const AfterEpoch& after_epoch) {
   for (int epoch = 1; epoch <= flags.epochs; ++epoch) {
     const std::string window = fmt::format("epoch_{}", epoch);
@@ -247,6 +246,22 @@ zeus::Status Train(const Flags& flags, const zeus::device::GpuSet& gpus, zeus::m
   return zeus::OkStatus();
 }
 
+// Prints `error: <message>` and returns the exit code for the error.
+int Failed(const zeus::Error& error) {
+  std::fprintf(stderr, "error: %s\n", error.message().c_str());
+  return zeus::ExitCodeFor(error.code());
+}
+
+// The emulated GPUs, the emulator's controls and the time line they share,
+// and the Monitor on it. Members are destroyed in reverse order: the monitor
+// first, the GPUs last.
+struct Emulated {
+  std::unique_ptr<zeus::device::GpuSet> gpus;
+  std::unique_ptr<zeus::emulator::EmulatorControl> control;
+  std::unique_ptr<zeus::emulator::EmulatorClock> clock;
+  std::unique_ptr<zeus::monitor::Monitor> monitor;
+};
+
 // GCC 12 with sanitizers warns that the disengaged std::optional<vector>s of
 // a moved MonitorOptions "may be used uninitialized" (a false positive).
 #pragma GCC diagnostic push
@@ -259,32 +274,29 @@ zeus::Result<std::unique_ptr<zeus::monitor::Monitor>> CreateMonitor(const zeus::
 }
 #pragma GCC diagnostic pop
 
-std::string Watts(std::uint32_t mw) { return fmt::format("{:g}", mw / 1000.0); }
-
-int Run(const Flags& flags, zeus::runtime::Communicator& comm) {
-  std::optional<zeus::cli::OutputFile> output;
-  if (zeus::Status s = CheckPaths(flags, output); !s) {
-    std::fprintf(stderr, "error: %s\n", s.error().message().c_str());
-    return zeus::ExitCodeFor(s.error().code());
-  }
+// Opens the GPUs of the NVML library in use, which must be the emulator.
+zeus::Result<Emulated> OpenEmulated(const Flags& flags) {
+  Emulated e;
   auto gpus = zeus::device::OpenGpus();
-  if (!gpus) {
-    std::fprintf(stderr, "error: %s\n", gpus.error().message().c_str());
-    return zeus::ExitCodeFor(gpus.error().code());
+  if (!gpus) return zeus::Fail(gpus.error());
+  e.gpus = std::move(*gpus);
+  auto control = zeus::emulator::EmulatorControl::Open(zeus::device::ChooseNvmlLibrary().path);
+  if (!control) {
+    return zeus::Fail(control.error().code(),
+                      fmt::format("{}; zeus-emulated-train needs it: set ZEUS_NVML_LIBRARY to "
+                                  "build/lib/libzeus-nvml-emulator.so and ZEUS_EMULATOR_CONFIG to a scenario with a "
+                                  "\"workload\" per GPU",
+                                  control.error().message()));
   }
-  const char* library = std::getenv("ZEUS_NVML_LIBRARY");
-  auto emulator = zeus::apps::EmulatorControl::Open(**gpus, library != nullptr ? library : "");
-  if (!emulator) {
-    std::fprintf(stderr, "error: %s\n", emulator.error().message().c_str());
-    return zeus::ExitCodeFor(emulator.error().code());
-  }
-  zeus::apps::EmulatorTimeClock clock(**emulator, flags.time_scale);
-  auto monitor = CreateMonitor(gpus->get(), &clock);
-  if (!monitor) {
-    std::fprintf(stderr, "error: %s\n", monitor.error().message().c_str());
-    return zeus::ExitCodeFor(monitor.error().code());
-  }
+  e.control = std::move(*control);
+  e.clock = std::make_unique<zeus::emulator::EmulatorClock>(*e.control, flags.time_scale);
+  auto monitor = CreateMonitor(e.gpus.get(), e.clock.get());
+  if (!monitor) return zeus::Fail(monitor.error());
+  e.monitor = std::move(*monitor);
+  return e;
+}
 
+zeus::runtime::PowerLimitOptimizerOptions OptimizerOptions(const Flags& flags, zeus::runtime::Communicator& comm) {
   zeus::runtime::PowerLimitOptimizerOptions options;
   options.wait_steps = flags.wait_steps;
   options.warmup_steps = flags.warmup_steps;
@@ -298,170 +310,135 @@ int Run(const Flags& flags, zeus::runtime::Communicator& comm) {
   options.communicator = &comm;
   if (flags.quiet) options.log = [](std::string_view) {};
   options.observer_mode = flags.observe;
-  auto optimizer = PowerLimitOptimizer::Create(**gpus, **monitor, options);
-  if (!optimizer) {
-    std::fprintf(stderr, "error: %s\n", optimizer.error().message().c_str());
-    return zeus::ExitCodeFor(optimizer.error().code());
-  }
+  return options;
+}
 
-  // The batch size, from the service, and what it decides after each epoch.
+// --bso-server: this run of the recurring job, its batch size from the
+// service and what the service decided after the latest epoch.
+struct BatchSizeRun {
   std::unique_ptr<zeus::BatchSizeOptimizer> bso;
-  std::map<int, int> convergence;
   zeus::runtime::EpochDecision decision;
-  AfterEpoch after_epoch;
-  if (!flags.bso_server.empty()) {
-    auto parsed = ParseConvergence(flags.convergence);
-    if (!parsed) {
-      std::fprintf(stderr, "error: %s\n", parsed.error().message().c_str());
-      return 2;
-    }
-    convergence = *parsed;
-    zeus::bso::JobSpec job;
-    job.job_id = flags.bso_job_id;
-    job.job_id_prefix = flags.bso_job_id;
-    for (const auto& [batch_size, epochs] : convergence) job.batch_sizes.push_back(batch_size);
-    job.default_batch_size = flags.default_batch_size;
-    job.target_metric = kTargetMetric;
-    job.max_epochs = flags.epochs;
-    job.mab_seed = flags.bso_seed;
-    auto created = zeus::BatchSizeOptimizer::Create(**gpus, **monitor, flags.bso_server, job, comm.rank());
-    if (!created) {
-      std::fprintf(stderr, "error: %s\n", created.error().message().c_str());
-      return zeus::ExitCodeFor(created.error().code());
-    }
-    bso = std::move(*created);
-    auto batch_size = bso->GetBatchSize();
-    if (!batch_size) {
-      std::fprintf(stderr, "error: %s\n", batch_size.error().message().c_str());
-      return zeus::ExitCodeFor(batch_size.error().code());
-    }
-    if (auto s = bso->OnTrainBegin(); !s) {
-      std::fprintf(stderr, "error: %s\n", s.error().message().c_str());
-      return zeus::ExitCodeFor(s.error().code());
-    }
-    const int needed = convergence.at(*batch_size);
-    after_epoch = [&bso, &decision, needed](int epoch) -> zeus::Result<bool> {
-      if (auto s = bso->OnEpochEnd(); !s) return zeus::Fail(s.error());
-      auto d = bso->OnEvaluate(Metric(epoch, needed));
-      if (!d) return zeus::Fail(d.error());
-      decision = *d;
-      return d->stop_train;
-    };
-  }
+  int needed_epochs = 0;  // epochs the run's batch size needs to reach the target (0: never)
 
-  Totals totals;
+  // Reports epoch `epoch`'s metric; true when the service says to stop.
+  zeus::Result<bool> AfterEpoch(int epoch) {
+    if (auto s = bso->OnEpochEnd(); !s) return zeus::Fail(s.error());
+    auto d = bso->OnEvaluate(Metric(epoch, needed_epochs));
+    if (!d) return zeus::Fail(d.error());
+    decision = *d;
+    return d->stop_train;
+  }
+};
+
+// Registers the job with the service, takes its batch size and begins training.
+zeus::Status StartBatchSizeRun(const Flags& flags, const Emulated& emulated, int rank, BatchSizeRun& run) {
+  auto convergence = ParseConvergence(flags.convergence);
+  if (!convergence) return zeus::Fail(convergence.error());
+  zeus::bso::JobSpec job;
+  job.job_id = flags.bso_job_id;
+  job.job_id_prefix = flags.bso_job_id;
+  for (const auto& [batch_size, epochs] : *convergence) job.batch_sizes.push_back(batch_size);
+  job.default_batch_size = flags.default_batch_size;
+  job.target_metric = kTargetMetric;
+  job.max_epochs = flags.epochs;
+  job.mab_seed = flags.bso_seed;
+  auto created = zeus::BatchSizeOptimizer::Create(*emulated.gpus, *emulated.monitor, flags.bso_server, job, rank);
+  if (!created) return zeus::Fail(created.error());
+  run.bso = std::move(*created);
+  auto batch_size = run.bso->GetBatchSize();
+  if (!batch_size) return zeus::Fail(batch_size.error());
+  if (auto s = run.bso->OnTrainBegin(); !s) return s;
+  run.needed_epochs = convergence->at(*batch_size);
+  return zeus::OkStatus();
+}
+
+// Trains; nullopt when training ended as planned, else the exit code. With
+// --catch-exception a user's exception ends the run with exit code 1 (the
+// optimizer's destructor restores the limits on the way out).
+std::optional<int> RunTraining(const Flags& flags, const Emulated& e, PowerLimitOptimizer& optimizer,
+                               zeus::runtime::Communicator& comm, Totals& totals, const AfterEpoch& after_epoch) {
+  auto train = [&] {
+    return Train(flags, *e.gpus, *e.monitor, &optimizer, comm, *e.control, *e.clock, totals, after_epoch);
+  };
   zeus::Status trained = zeus::OkStatus();
   if (flags.catch_exception) {
     try {
-      trained = Train(flags, **gpus, **monitor, optimizer->get(), comm, **emulator, clock, totals, after_epoch);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "error: training failed: %s\n", e.what());
-      return 1;  // the optimizer's destructor restores the limits on the way out
+      trained = train();
+    } catch (const std::exception& ex) {
+      std::fprintf(stderr, "error: training failed: %s\n", ex.what());
+      return 1;
     }
   } else {
-    trained = Train(flags, **gpus, **monitor, optimizer->get(), comm, **emulator, clock, totals, after_epoch);
+    trained = train();
   }
-  if (!trained) {
-    std::fprintf(stderr, "error: %s\n", trained.error().message().c_str());
-    return zeus::ExitCodeFor(trained.error().code());
-  }
+  if (!trained) return Failed(trained.error());
+  return std::nullopt;
+}
 
-  const PowerLimitOptimizer& o = **optimizer;
+// Observer mode: what each selector would have saved against the original limit.
+void AddWhatIf(const Flags& flags, zeus::emulated_train::RunReport& report) {
+  const PowerLimitOptimizer& o = *report.optimizer;
+  if (!flags.observe || o.state() != zeus::runtime::PowerLimitOptimizerState::kDone) return;
+  zeus::runtime::PowerLimitWhatIfOptions w;
+  w.profile_steps = flags.profile_steps;
+  w.steps_per_epoch = flags.steps_per_epoch;
+  w.epochs = flags.epochs;
+  w.total_gpus = o.total_gpus();
+  w.eta = flags.eta;
+  w.max_slowdown = flags.max_slowdown;
+  const auto& originals = o.original_power_limits_mw();
+  if (std::all_of(originals.begin(), originals.end(), [&](auto mw) { return mw == originals.front(); })) {
+    w.baseline_power_limit_w = originals.front() / 1000.0;
+  }
+  auto what_if = zeus::runtime::ComputePowerLimitWhatIf(o.measurements(), w);
+  if (what_if) {
+    report.what_if = std::move(*what_if);
+  } else {
+    report.what_if_error = what_if.error();
+  }
+}
+
+int Run(const Flags& flags, zeus::runtime::Communicator& comm) {
+  std::optional<zeus::cli::OutputFile> output;
+  if (zeus::Status s = CheckPaths(flags, output); !s) return Failed(s.error());
+  auto emulated = OpenEmulated(flags);
+  if (!emulated) return Failed(emulated.error());
+  const zeus::runtime::PowerLimitOptimizerOptions options = OptimizerOptions(flags, comm);
+  auto optimizer = PowerLimitOptimizer::Create(*emulated->gpus, *emulated->monitor, options);
+  if (!optimizer) return Failed(optimizer.error());
+
+  BatchSizeRun batch;
+  AfterEpoch after_epoch;
+  if (!flags.bso_server.empty()) {
+    if (zeus::Status s = StartBatchSizeRun(flags, *emulated, comm.rank(), batch); !s) return Failed(s.error());
+    after_epoch = [&batch](int epoch) { return batch.AfterEpoch(epoch); };
+  }
+  Totals totals;
+  if (auto failed = RunTraining(flags, *emulated, **optimizer, comm, totals, after_epoch)) return *failed;
+
   double job[2] = {totals.energy_j, 0.0};
   double slowest[1] = {totals.time_s};
   if (auto s = comm.AllReduce(job, zeus::runtime::ReduceOp::kSum); !s) return 1;
   if (auto s = comm.AllReduce(slowest, zeus::runtime::ReduceOp::kMax); !s) return 1;
-
-  // Observer mode: what each selector would have saved, against the original limit.
-  std::optional<zeus::runtime::PowerLimitWhatIfReport> what_if;
-  std::optional<zeus::Error> what_if_error;
-  if (flags.observe && o.state() == zeus::runtime::PowerLimitOptimizerState::kDone) {
-    zeus::runtime::PowerLimitWhatIfOptions w;
-    w.profile_steps = flags.profile_steps;
-    w.steps_per_epoch = flags.steps_per_epoch;
-    w.epochs = flags.epochs;
-    w.total_gpus = o.total_gpus();
-    w.eta = flags.eta;
-    w.max_slowdown = flags.max_slowdown;
-    const auto& originals = o.original_power_limits_mw();
-    if (std::all_of(originals.begin(), originals.end(), [&](auto mw) { return mw == originals.front(); })) {
-      w.baseline_power_limit_w = originals.front() / 1000.0;
-    }
-    auto report = zeus::runtime::ComputePowerLimitWhatIf(o.measurements(), w);
-    if (report) {
-      what_if = std::move(*report);
-    } else {
-      what_if_error = report.error();
-    }
+  zeus::emulated_train::RunReport report{.optimizer = optimizer->get(),
+                                         .selector = options.selector.Describe(),
+                                         .observe = flags.observe,
+                                         .rank = comm.rank(),
+                                         .world_size = comm.world_size(),
+                                         .steps = totals.steps,
+                                         .epochs = totals.epochs,
+                                         .rank_time_s = totals.time_s,
+                                         .rank_energy_j = totals.energy_j,
+                                         .job_time_s = slowest[0],
+                                         .job_energy_j = job[0]};
+  AddWhatIf(flags, report);
+  if (batch.bso) {
+    report.bso = batch.bso.get();
+    report.decision = batch.decision;
+    report.bso_job_id = flags.bso_job_id;
   }
-
-  std::string text;
-  if (flags.json) {
-    json out;
-    out["rank"] = comm.rank();
-    out["world_size"] = comm.world_size();
-    out["state"] = std::string(zeus::runtime::PowerLimitOptimizerStateName(o.state()));
-    out["selector"] = options.selector.Describe();
-    out["optimal_power_limit_w"] = o.optimal_power_limit_mw() ? json(*o.optimal_power_limit_mw() / 1000.0) : json();
-    out["profile_loaded"] = o.profile_loaded();
-    out["optimizer_error"] = o.disabled_reason() ? json(o.disabled_reason()->message()) : json();
-    out["measurements"] = json::array();
-    for (const auto& m : o.measurements()) {
-      out["measurements"].push_back({{"power_limit_w", m.power_limit_w}, {"energy_j", m.energy_j}, {"time_s", m.time_s}});
-    }
-    out["power_limits_w"] = json::array();
-    for (auto mw : o.power_limits_mw()) out["power_limits_w"].push_back(mw / 1000.0);
-    out["original_power_limits_w"] = json::array();
-    for (auto mw : o.original_power_limits_mw()) out["original_power_limits_w"].push_back(mw / 1000.0);
-    out["total_gpus"] = o.total_gpus();
-    out["steps"] = totals.steps;
-    out["total_time_s"] = slowest[0];
-    out["total_energy_j"] = job[0];
-    out["rank_time_s"] = totals.time_s;
-    out["rank_energy_j"] = totals.energy_j;
-    out["epochs"] = totals.epochs;
-    out["observer_mode"] = flags.observe;
-    if (flags.observe) {
-      out["what_if"] = what_if ? json::parse(zeus::runtime::PowerLimitWhatIfJson(*what_if)) : json();
-      out["what_if_error"] = what_if_error ? json(what_if_error->message()) : json();
-    }
-    if (bso) {
-      out["batch_size"] = *bso->batch_size();
-      out["trial_number"] = bso->trial_number();
-      out["converged"] = decision.converged;
-      out["bso_message"] = decision.message;
-      out["bso_time_s"] = bso->time_s();
-      out["bso_energy_j"] = bso->energy_j();
-    }
-    text = out.dump(2) + "\n";
-  } else {
-    if (o.optimal_power_limit_mw() && flags.observe) {
-      text += fmt::format("observer mode: the optimal power limit would be {} W (selector {}{}); the original limits "
-                          "were restored\n",
-                          Watts(*o.optimal_power_limit_mw()), options.selector.Describe(),
-                          o.profile_loaded() ? ", from the profile file" : "");
-    } else if (o.optimal_power_limit_mw()) {
-      text += fmt::format("optimal power limit: {} W (selector {}{})\n", Watts(*o.optimal_power_limit_mw()),
-                          options.selector.Describe(), o.profile_loaded() ? ", from the profile file" : "");
-    } else {
-      text += fmt::format("no power limit chosen ({}): {}\n", zeus::runtime::PowerLimitOptimizerStateName(o.state()),
-                          o.disabled_reason() ? o.disabled_reason()->message() : "training ended before profiling did");
-    }
-    text += fmt::format("{:>14} {:>14} {:>12}\n", "power limit W", "energy J", "time s");
-    for (const auto& m : o.measurements()) {
-      text += fmt::format("{:>14g} {:>14.3f} {:>12.6f}\n", m.power_limit_w, m.energy_j, m.time_s);
-    }
-    text += fmt::format("total: {:.6f} s, {:.3f} J over {} steps\n", slowest[0], job[0], totals.steps);
-    if (what_if) text += FormatPowerLimitWhatIfText(*what_if);
-    if (what_if_error) text += fmt::format("no what-if report: {}\n", what_if_error->message());
-    if (bso) {
-      text += fmt::format("batch size {} (trial {} of job {}): {} after {} epoch(s), {:.1f} s, {:.0f} J: {}\n",
-                          *bso->batch_size(), bso->trial_number(), flags.bso_job_id,
-                          decision.converged ? "converged" : "did not converge", totals.epochs, bso->time_s(),
-                          bso->energy_j(), decision.message);
-    }
-  }
-  return Report(text, output);
+  return Report(flags.json ? zeus::emulated_train::JsonReport(report) : zeus::emulated_train::TextReport(report),
+                output);
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include "http/http.h"
 #include "zeus/base/error.h"
 #include "zeus/device/discovery.h"
+#include "zeus/device/environment.h"
 #include "zeus/device/privileges.h"
 #include "zeusd/auth.h"
 #include "zeusd/command_override.h"
@@ -37,8 +38,6 @@ namespace {
 
 using cli::IntegerFlag;
 using cli::OneOf;
-
-constexpr char kDefaultNvml[] = "libnvidia-ml.so.1";
 
 struct ServeFlags {
   std::string mode = "uds";
@@ -88,46 +87,65 @@ bool SplitHostPort(const std::string& text, std::string* host, std::uint16_t* po
   return true;
 }
 
-int RunServe(const ServeFlags& flags) {
-  auto groups = zeusd::ParseApiGroups(flags.enable);
-  if (!groups) return cli::UsageError(fmt::format("--enable {}", groups.error().message()));
-  if (!flags.signing_key_path.empty() && flags.signing_key_path.find('\0') != std::string::npos) {
-    return cli::UsageError("--signing-key-path is not a path");
-  }
-  std::string host;
+// What the flags say, checked before anything is opened.
+struct ServePlan {
+  std::vector<zeusd::ApiGroup> groups;
+  std::string host;  // tcp mode
   std::uint16_t port = 0;
-  if (flags.mode == "tcp" && !SplitHostPort(flags.tcp_bind_address, &host, &port)) {
-    return cli::UsageError(
-        fmt::format("--tcp-bind-address must be HOST:PORT such as 127.0.0.1:4938 (got '{}')", flags.tcp_bind_address));
+};
+
+// Usage errors (kInvalidArgument, exit 2) name the flag.
+Result<ServePlan> CheckFlags(const ServeFlags& flags) {
+  ServePlan plan;
+  auto groups = zeusd::ParseApiGroups(flags.enable);
+  if (!groups) return Fail(ErrorCode::kInvalidArgument, fmt::format("--enable {}", groups.error().message()));
+  plan.groups = std::move(*groups);
+  if (!flags.signing_key_path.empty() && flags.signing_key_path.find('\0') != std::string::npos) {
+    return Fail(ErrorCode::kInvalidArgument, "--signing-key-path is not a path");
+  }
+  if (flags.mode == "tcp" && !SplitHostPort(flags.tcp_bind_address, &plan.host, &plan.port)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("--tcp-bind-address must be HOST:PORT such as 127.0.0.1:4938 (got '{}')",
+                            flags.tcp_bind_address));
   }
   if (auto mode = zeusd::ParseOctalMode(flags.socket_permissions); !mode) {
-    return cli::UsageError(fmt::format("--socket-permissions {}", mode.error().message()));
+    return Fail(ErrorCode::kInvalidArgument, fmt::format("--socket-permissions {}", mode.error().message()));
   }
+  return plan;
+}
 
-  // The caller's environment chooses nothing for a root daemon.
-  ::unsetenv("CUDA_VISIBLE_DEVICES");
-  ::unsetenv("ZEUS_NVML_LIBRARY");
-  ::unsetenv("ZEUS_POWERCAP_ROOT");
-  if (flags.nvml_library.empty()) ::unsetenv("ZEUS_EMULATOR_CONFIG");
+// The --gpu-command-overrides table; null without the flag.
+Result<std::unique_ptr<zeusd::GpuCommandOverrides>> LoadOverrides(const ServeFlags& flags) {
+  if (flags.gpu_command_overrides.empty()) return std::unique_ptr<zeusd::GpuCommandOverrides>();
+  auto loaded = zeusd::GpuCommandOverrides::Load(flags.gpu_command_overrides, ::geteuid());
+  if (!loaded) return Fail(loaded.error());
+  return std::make_unique<zeusd::GpuCommandOverrides>(std::move(*loaded));
+}
 
-  std::unique_ptr<zeusd::GpuCommandOverrides> overrides;
-  if (!flags.gpu_command_overrides.empty()) {
-    auto loaded = zeusd::GpuCommandOverrides::Load(flags.gpu_command_overrides, ::geteuid());
-    if (!loaded) return ExitWith(loaded.error());
-    overrides = std::make_unique<zeusd::GpuCommandOverrides>(std::move(*loaded));
+// The writes through `overrides`, and a write deadline that covers the
+// longest override's commands, each up to its own timeout.
+void UseOverrides(const zeusd::GpuCommandOverrides* overrides, zeusd::DaemonOptions& options) {
+  for (zeusd::GpuOp op : zeusd::kAllGpuOps) {
+    if (const zeusd::OverrideSpec* spec = overrides->Find(op)) {
+      const auto commands_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+          spec->timeout * static_cast<std::int64_t>(spec->commands.size()));
+      options.gpu_write_timeout = std::max(options.gpu_write_timeout, commands_ms + options.gpu_call_timeout);
+    }
   }
-  const device::Privileges privileges = device::CurrentPrivileges();
-  if (Status ok = zeusd::CheckPrivileges(*groups, privileges, overrides != nullptr); !ok) {
-    return ExitWith(ok.error());
-  }
+  options.gpu_op_runner = [overrides](device::Gpu& gpu, std::size_t gpu_id, zeusd::GpuOp op,
+                                      const zeusd::GpuOpArgs& args) { return overrides->Run(gpu, gpu_id, op, args); };
+}
 
+// `overrides` (may be null) must outlive the daemon.
+Result<zeusd::DaemonOptions> MakeDaemonOptions(const ServeFlags& flags, const ServePlan& plan,
+                                               const zeusd::GpuCommandOverrides* overrides) {
   zeusd::DaemonOptions options;
-  options.enabled_groups = *groups;
+  options.enabled_groups = plan.groups;
   options.gpu_power_poll_hz = flags.gpu_power_poll_hz;
   options.cpu_power_poll_hz = flags.cpu_power_poll_hz;
   if (!flags.signing_key_path.empty()) {
     auto key = zeusd::ReadSigningKey(flags.signing_key_path);
-    if (!key) return ExitWith(key.error());
+    if (!key) return Fail(key.error());
     options.signing_key = std::move(*key);
   } else if (flags.mode == "tcp") {
     std::fprintf(stderr,
@@ -137,118 +155,160 @@ int RunServe(const ServeFlags& flags) {
   }
   options.gpu_call_timeout = std::chrono::milliseconds(flags.gpu_timeout_ms);
   options.gpu_write_timeout = options.gpu_call_timeout;
-  if (overrides) {
-    // A write waits for its override's commands, each up to its own timeout.
-    for (zeusd::GpuOp op : zeusd::kAllGpuOps) {
-      if (const zeusd::OverrideSpec* spec = overrides->Find(op)) {
-        const auto commands_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-            spec->timeout * static_cast<std::int64_t>(spec->commands.size()));
-        options.gpu_write_timeout = std::max(options.gpu_write_timeout, commands_ms + options.gpu_call_timeout);
-      }
-    }
-    const zeusd::GpuCommandOverrides* table = overrides.get();
-    options.gpu_op_runner = [table](device::Gpu& gpu, std::size_t gpu_id, zeusd::GpuOp op,
-                                    const zeusd::GpuOpArgs& args) { return table->Run(gpu, gpu_id, op, args); };
-  }
+  if (overrides != nullptr) UseOverrides(overrides, options);
+  return options;
+}
 
-  std::unique_ptr<device::GpuSet> gpus;
-  // /metrics exports the GPUs, and the CPUs only when cpu-read is enabled too
-  // (RAPL counters are root-only on the host; exposing them is cpu-read's call).
-  if (Has(*groups, zeusd::ApiGroup::kGpuControl) || Has(*groups, zeusd::ApiGroup::kGpuRead) ||
-      Has(*groups, zeusd::ApiGroup::kMetrics)) {
-    device::GpuOptions gpu_options;
-    gpu_options.nvml_library = flags.nvml_library.empty() ? std::string(kDefaultNvml) : flags.nvml_library;
-    gpu_options.cuda_visible_devices = std::nullopt;  // unset above: every GPU
-    auto opened = device::OpenGpus(gpu_options);
-    if (opened) {
-      gpus = std::move(*opened);
-    } else if (flags.nvml_library.empty() && opened.error().code() == ErrorCode::kUnavailable) {
-      std::fprintf(stderr, "zeusd: no GPUs: %s\n", opened.error().message().c_str());
-    } else {
-      return ExitWith(opened.error());
-    }
+// /metrics exports the GPUs, and the CPUs only when cpu-read is enabled too
+// (RAPL counters are root-only on the host; exposing them is cpu-read's call).
+// Null when no group needs GPUs, or when the driver's NVML is absent.
+Result<std::unique_ptr<device::GpuSet>> OpenDaemonGpus(const ServeFlags& flags,
+                                                       const std::vector<zeusd::ApiGroup>& groups) {
+  if (!Has(groups, zeusd::ApiGroup::kGpuControl) && !Has(groups, zeusd::ApiGroup::kGpuRead) &&
+      !Has(groups, zeusd::ApiGroup::kMetrics)) {
+    return std::unique_ptr<device::GpuSet>();
   }
-  std::unique_ptr<device::CpuSet> cpus;
-  if (Has(*groups, zeusd::ApiGroup::kCpuRead)) {
-    device::CpuOptions cpu_options;
-    if (!flags.powercap_root.empty()) {
-      cpu_options.powercap_root = flags.powercap_root;
-    } else {
-      std::error_code ec;
-      cpu_options.powercap_root = std::filesystem::exists("/zeus_sys/class/powercap", ec) ? "/zeus_sys/class/powercap"
-                                                                                           : "/sys/class/powercap";
-    }
-    auto opened = device::OpenCpus(cpu_options);
-    if (!opened) return ExitWith(opened.error());
-    cpus = std::move(*opened);
+  device::GpuOptions gpu_options;
+  const device::NvmlLibraryChoice library = device::ChooseNvmlLibrary(flags.nvml_library);
+  gpu_options.nvml_library = library.path;
+  gpu_options.cuda_visible_devices = std::nullopt;  // unset above: every GPU
+  auto opened = device::OpenGpus(gpu_options);
+  if (opened) return std::move(*opened);
+  if (device::MayContinueWithoutGpus(opened.error(), library)) {
+    std::fprintf(stderr, "zeusd: no GPUs: %s\n", opened.error().message().c_str());
+    return std::unique_ptr<device::GpuSet>();
   }
+  return Fail(opened.error());
+}
 
-  // Signals are taken synchronously by this thread; block them before any
-  // other thread starts so that none of those receives them.
+// Null unless cpu-read is enabled.
+Result<std::unique_ptr<device::CpuSet>> OpenDaemonCpus(const ServeFlags& flags,
+                                                       const std::vector<zeusd::ApiGroup>& groups) {
+  if (!Has(groups, zeusd::ApiGroup::kCpuRead)) return std::unique_ptr<device::CpuSet>();
+  device::CpuOptions cpu_options;
+  if (!flags.powercap_root.empty()) {
+    cpu_options.powercap_root = flags.powercap_root;
+  } else {
+    std::error_code ec;
+    cpu_options.powercap_root = std::filesystem::exists("/zeus_sys/class/powercap", ec) ? "/zeus_sys/class/powercap"
+                                                                                         : "/sys/class/powercap";
+  }
+  return device::OpenCpus(cpu_options);
+}
+
+// Signals are taken synchronously by the main thread; blocked before any
+// other thread starts so that none of those receives them.
+sigset_t BlockShutdownSignals() {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return signals;
+}
 
-  auto daemon = std::make_unique<zeusd::Daemon>(std::move(options), gpus.get(), cpus.get());
+struct Listener {
+  std::unique_ptr<http::HttpServer> server;
+  std::string where;  // the socket path or HOST:PORT, the port picked when 0
+};
+
+// Serves `daemon` on the socket (created aside, then published with its
+// owner and mode) or on TCP.
+Result<Listener> Listen(const ServeFlags& flags, const ServePlan& plan, zeusd::Daemon& daemon) {
   http::HttpServerOptions server_options;
-  server_options.threads = flags.num_workers > 0
-                               ? flags.num_workers
-                               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  server_options.threads = flags.num_workers > 0 ? flags.num_workers
+                                                 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   server_options.max_body_bytes = 64 << 10;
   server_options.shutdown_grace = std::chrono::milliseconds(2000);
-  std::string where;
+  Listener listener;
   std::optional<zeusd::StagedSocket> staged;
   if (flags.mode == "uds") {
-    if (Status ready = zeusd::PrepareSocketPath(flags.socket_path); !ready) return ExitWith(ready.error());
+    if (Status ready = zeusd::PrepareSocketPath(flags.socket_path); !ready) return Fail(ready.error());
     auto created = zeusd::StagedSocket::Create(flags.socket_path);
-    if (!created) return ExitWith(created.error());
+    if (!created) return Fail(created.error());
     staged.emplace(std::move(*created));
     server_options.unix_socket_path = staged->bind_path();
-    where = flags.socket_path;
+    listener.where = flags.socket_path;
   } else {
-    server_options.host = host;
-    server_options.port = port;
-    where = flags.tcp_bind_address;
+    server_options.host = plan.host;
+    server_options.port = plan.port;
+    listener.where = flags.tcp_bind_address;
   }
-  zeusd::Daemon* handler = daemon.get();
-  auto server = http::HttpServer::Start(server_options, [handler](const http::HttpRequest& r) { return handler->Handle(r); });
-  if (!server) return ExitWith(server.error());
-  // Port 0 picks a free port: say which (tests and scripts read it from this line).
-  if (flags.mode != "uds" && port == 0) {
-    where = host.find(':') == std::string::npos ? fmt::format("{}:{}", host, (*server)->port())
-                                                : fmt::format("[{}]:{}", host, (*server)->port());
+  auto server = http::HttpServer::Start(server_options, [&daemon](const http::HttpRequest& r) { return daemon.Handle(r); });
+  if (!server) return Fail(server.error());
+  listener.server = std::move(*server);
+  // Port 0 picks a free port: say which (tests and scripts read it from the log line).
+  if (flags.mode != "uds" && plan.port == 0) {
+    const std::uint16_t port = listener.server->port();
+    listener.where = plan.host.find(':') == std::string::npos ? fmt::format("{}:{}", plan.host, port)
+                                                              : fmt::format("[{}]:{}", plan.host, port);
   }
-  if (flags.mode == "uds") {
+  if (staged) {
     if (Status published = staged->Publish(flags.socket_permissions, flags.socket_uid, flags.socket_gid);
         !published) {
-      (*server)->Shutdown();
-      return ExitWith(published.error());
+      listener.server->Shutdown();
+      return Fail(published.error());
     }
-    staged.reset();
   }
-  std::string enabled;
-  for (zeusd::ApiGroup group : *groups) enabled += fmt::format("{}{}", enabled.empty() ? "" : ",", zeusd::ApiGroupName(group));
-  std::fprintf(stderr, "zeusd: listening on %s (%zu GPUs, %zu CPUs, groups: %s, auth: %s)\n", where.c_str(),
-               gpus ? gpus->size() : 0, cpus ? cpus->size() : 0, enabled.empty() ? "none" : enabled.c_str(),
-               daemon != nullptr && !flags.signing_key_path.empty() ? "on" : "off");
+  return listener;
+}
 
+void AnnounceListening(const ServeFlags& flags, const ServePlan& plan, const Listener& listener,
+                       const device::GpuSet* gpus, const device::CpuSet* cpus) {
+  std::string enabled;
+  for (zeusd::ApiGroup group : plan.groups) enabled += fmt::format("{}{}", enabled.empty() ? "" : ",", zeusd::ApiGroupName(group));
+  std::fprintf(stderr, "zeusd: listening on %s (%zu GPUs, %zu CPUs, groups: %s, auth: %s)\n", listener.where.c_str(),
+               gpus ? gpus->size() : 0, cpus ? cpus->size() : 0, enabled.empty() ? "none" : enabled.c_str(),
+               !flags.signing_key_path.empty() ? "on" : "off");
+}
+
+// Serves until SIGINT or SIGTERM, then stops the server and the device
+// threads. A driver call that still hangs leaves by _exit: tearing the
+// devices down under it could crash.
+int ServeUntilSignalled(const sigset_t& signals, const ServeFlags& flags, Listener& listener,
+                        std::unique_ptr<zeusd::Daemon> daemon) {
   int received = 0;
   sigwait(&signals, &received);
   std::fprintf(stderr, "zeusd: %s, shutting down\n", received == SIGINT ? "SIGINT" : "SIGTERM");
-  (*server)->Shutdown();
-  server->reset();
+  listener.server->Shutdown();
+  listener.server.reset();
   if (flags.mode == "uds") ::unlink(flags.socket_path.c_str());
   if (!daemon->StopDeviceThreads(std::chrono::milliseconds(2000))) {
-    // A driver call still hangs: tearing the devices down under it could
-    // crash, so leave without destructors.
     std::fprintf(stderr, "zeusd: exiting with a driver call still hung\n");
     std::fflush(stderr);
     std::_Exit(0);
   }
   daemon.reset();
   return 0;
+}
+
+int RunServe(const ServeFlags& flags) {
+  Result<ServePlan> plan = CheckFlags(flags);
+  if (!plan) return ExitWith(plan.error());
+
+  // The caller's environment chooses nothing for a root daemon.
+  device::ClearDeviceEnvironment();
+  if (flags.nvml_library.empty()) ::unsetenv("ZEUS_EMULATOR_CONFIG");
+
+  auto overrides = LoadOverrides(flags);
+  if (!overrides) return ExitWith(overrides.error());
+  const device::Privileges privileges = device::CurrentPrivileges();
+  if (Status ok = zeusd::CheckPrivileges(plan->groups, privileges, *overrides != nullptr); !ok) {
+    return ExitWith(ok.error());
+  }
+  auto options = MakeDaemonOptions(flags, *plan, overrides->get());
+  if (!options) return ExitWith(options.error());
+  auto gpus = OpenDaemonGpus(flags, plan->groups);
+  if (!gpus) return ExitWith(gpus.error());
+  auto cpus = OpenDaemonCpus(flags, plan->groups);
+  if (!cpus) return ExitWith(cpus.error());
+
+  const sigset_t signals = BlockShutdownSignals();
+  auto daemon = std::make_unique<zeusd::Daemon>(std::move(*options), gpus->get(), cpus->get());
+  Result<Listener> listener = Listen(flags, *plan, *daemon);
+  if (!listener) return ExitWith(listener.error());
+  AnnounceListening(flags, *plan, *listener, gpus->get(), cpus->get());
+  return ServeUntilSignalled(signals, flags, *listener, std::move(daemon));
 }
 
 }  // namespace

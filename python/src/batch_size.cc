@@ -24,63 +24,88 @@
 
 #include "python/src/bindings.h"
 #include "python/src/native_monitor.h"
+#include "zeus/bso/job_spec_fields.h"
 #include "zeus/bso/models.h"
 #include "zeus/runtime/batch_size_optimizer.h"
 
 namespace zeus::python {
 namespace {
 
-// The fields of Zeus's JobSpec (JobParams with an optional job_id), read from
-// any Python object that has them as attributes (zeus.optimizer.batch_size's
-// JobSpec dataclass), and our "policy" extension ("zeus" when the object has
-// none, as the service reads an absent one). The GPU configuration comes from
-// the monitor's GPUs.
+// The Python type of a field's member (the annotation common.py gives it).
+template <class T>
+struct PythonType;
+template <>
+struct PythonType<std::string> {
+  static std::string Name() { return "str"; }
+};
+template <>
+struct PythonType<int> {
+  static std::string Name() { return "int"; }
+};
+template <>
+struct PythonType<std::int64_t> {
+  static std::string Name() { return "int"; }
+};
+template <>
+struct PythonType<double> {
+  static std::string Name() { return "float"; }
+};
+template <>
+struct PythonType<bool> {
+  static std::string Name() { return "bool"; }
+};
+template <>
+struct PythonType<std::vector<int>> {
+  static std::string Name() { return "list[int]"; }
+};
+template <class T>
+struct PythonType<std::optional<T>> {
+  static std::string Name() { return "Optional[" + PythonType<T>::Name() + "]"; }
+};
+
+template <class Field>
+using MemberType = std::remove_cvref_t<decltype(std::declval<bso::JobSpec&>().*(std::declval<Field>().member))>;
+
+// The user's fields of a JobSpec (bso::JobSpecPart::kJob), read from any
+// Python object that has them as attributes (zeus.optimizer.batch_size's
+// JobSpec dataclass); an extension field the object lacks (Zeus's own
+// JobSpec has no "policy") keeps its default, as the service reads an absent
+// one. The GPU configuration comes from the monitor's GPUs.
 bso::JobSpec JobSpecFromPython(const py::handle& job) {
   bso::JobSpec spec;
-  py::object job_id = job.attr("job_id");
-  if (!job_id.is_none()) spec.job_id = job_id.cast<std::string>();
-  spec.job_id_prefix = job.attr("job_id_prefix").cast<std::string>();
-  spec.batch_sizes = job.attr("batch_sizes").cast<std::vector<int>>();
-  spec.default_batch_size = job.attr("default_batch_size").cast<int>();
-  spec.eta_knob = job.attr("eta_knob").cast<double>();
-  py::object beta = job.attr("beta_knob");
-  spec.beta_knob = beta.is_none() ? std::nullopt : std::optional<double>(beta.cast<double>());
-  spec.target_metric = job.attr("target_metric").cast<double>();
-  spec.higher_is_better_metric = job.attr("higher_is_better_metric").cast<bool>();
-  spec.max_epochs = job.attr("max_epochs").cast<int>();
-  spec.num_pruning_rounds = job.attr("num_pruning_rounds").cast<int>();
-  spec.window_size = job.attr("window_size").cast<int>();
-  spec.mab_prior_mean = job.attr("mab_prior_mean").cast<double>();
-  spec.mab_prior_precision = job.attr("mab_prior_precision").cast<double>();
-  spec.mab_num_explorations = job.attr("mab_num_explorations").cast<int>();
-  py::object seed = job.attr("mab_seed");
-  if (!seed.is_none()) spec.mab_seed = seed.cast<std::int64_t>();
-  if (py::hasattr(job, "policy")) spec.policy = job.attr("policy").cast<std::string>();
+  bso::ForEachJobSpecField([&](const auto& field) {
+    const std::string name(field.name);
+    if (field.part != bso::JobSpecPart::kJob || (field.extension && !py::hasattr(job, name.c_str()))) return;
+    spec.*field.member = job.attr(name.c_str()).template cast<MemberType<decltype(field)>>();
+  });
   return spec;
 }
 
 py::dict JobSpecToDict(const bso::JobSpec& spec) {
   py::dict d;
-  d["job_id"] = spec.job_id ? py::object(py::str(*spec.job_id)) : py::object(py::none());
-  d["job_id_prefix"] = spec.job_id_prefix;
-  d["batch_sizes"] = spec.batch_sizes;
-  d["default_batch_size"] = spec.default_batch_size;
-  d["eta_knob"] = spec.eta_knob;
-  d["beta_knob"] = spec.beta_knob ? py::object(py::float_(*spec.beta_knob)) : py::object(py::none());
-  d["target_metric"] = spec.target_metric;
-  d["higher_is_better_metric"] = spec.higher_is_better_metric;
-  d["max_epochs"] = spec.max_epochs;
-  d["num_pruning_rounds"] = spec.num_pruning_rounds;
-  d["window_size"] = spec.window_size;
-  d["mab_prior_mean"] = spec.mab_prior_mean;
-  d["mab_prior_precision"] = spec.mab_prior_precision;
-  d["mab_num_explorations"] = spec.mab_num_explorations;
-  d["mab_seed"] = spec.mab_seed ? py::object(py::int_(*spec.mab_seed)) : py::object(py::none());
-  d["max_power"] = spec.max_power;
-  d["number_of_gpus"] = spec.number_of_gpus;
-  d["gpu_model"] = spec.gpu_model;
-  d["policy"] = spec.policy;
+  bso::ForEachJobSpecField(
+      [&](const auto& field) { d[py::str(std::string(field.name))] = py::cast(spec.*field.member); });
   return d;
+}
+
+// bso::kJobSpecFields for common.py: one dict per field, in order, with its
+// name, Python type, default (JobSpec{}'s), whether a request must carry it,
+// its part ("job" or "gpu"), whether it is an extension, and its doc.
+py::list JobSpecFields() {
+  py::list out;
+  const bso::JobSpec defaults;
+  bso::ForEachJobSpecField([&](const auto& field) {
+    py::dict d;
+    d["name"] = std::string(field.name);
+    d["type"] = PythonType<MemberType<decltype(field)>>::Name();
+    d["default"] = py::cast(defaults.*field.member);
+    d["required"] = field.required;
+    d["part"] = field.part == bso::JobSpecPart::kJob ? "job" : "gpu";
+    d["extension"] = field.extension;
+    d["doc"] = std::string(field.doc);
+    out.append(std::move(d));
+  });
+  return out;
 }
 
 // The service's rules for the JobSpec fields (bso::ValidateJobSpec), without
@@ -116,7 +141,7 @@ class PyBatchSizeOptimizer {
     }
     bso::JobSpec spec = JobSpecFromPython(job);
     Result<std::unique_ptr<runtime::BatchSizeOptimizer>> created = [&] {
-      py::gil_scoped_release release;
+      ReleaseGil release;
       return runtime::BatchSizeOptimizer::Create(*monitor_->gpus, *monitor_->monitor, server_url, std::move(spec),
                                                  rank);
     }();
@@ -127,7 +152,7 @@ class PyBatchSizeOptimizer {
   // without the GIL, unless the interpreter is shutting down.
   ~PyBatchSizeOptimizer() {
     if (PyGILState_Check() && !_Py_IsFinalizing()) {
-      py::gil_scoped_release release;
+      ReleaseGil release;
       Reset();
     } else {
       Reset();
@@ -176,7 +201,7 @@ class PyBatchSizeOptimizer {
     double energy_j = 0;
   };
   State Snapshot() {
-    py::gil_scoped_release release;
+    ReleaseGil release;
     std::lock_guard lock(mutex_);
     const runtime::BatchSizeOptimizer& o = *optimizer_;
     return State{o.job(), o.batch_size(), o.trial_number(), o.current_epoch(), o.training_finished(), o.time_s(),
@@ -187,7 +212,7 @@ class PyBatchSizeOptimizer {
   // Runs f on the optimizer without the GIL, under the lock.
   template <class F>
   std::invoke_result_t<F, runtime::BatchSizeOptimizer&> Locked(F&& f) {
-    py::gil_scoped_release release;
+    ReleaseGil release;
     std::lock_guard lock(mutex_);
     return f(*optimizer_);
   }
@@ -208,6 +233,9 @@ class PyBatchSizeOptimizer {
 
 void RegisterBatchSize(py::module_& m) {
   py::module_ bs = m.def_submodule("batch_size", "zeus::BatchSizeOptimizer, for zeus.optimizer.batch_size.");
+  bs.def("job_spec_fields", &JobSpecFields,
+         "JobSpec's fields, in order (bso::kJobSpecFields): dicts of name, type, default, required, part ('job' "
+         "or 'gpu'), extension, doc.");
   bs.def("validate_job", &ValidateJob, py::arg("job"),
          "The service's rules for a JobSpec's fields: (problems as 'field: message', sorted batch sizes).");
 

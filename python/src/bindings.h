@@ -8,7 +8,8 @@
 // of zeus.exception (errors.cc, tested in python/tests/test_exceptions.py).
 //
 // The GIL: every call that can block (NVML, RAPL, HTTP, a sleep) runs with
-// the GIL released (py::gil_scoped_release or py::call_guard).
+// the GIL released, through ReleaseGil (log.h), which then delivers the log
+// records the call produced to Python.
 
 #ifndef ZEUS_PYTHON_SRC_BINDINGS_H_
 #define ZEUS_PYTHON_SRC_BINDINGS_H_
@@ -17,6 +18,7 @@
 
 #include <utility>
 
+#include "python/src/log.h"
 #include "zeus/base/error.h"
 
 namespace zeus::python {
@@ -26,7 +28,7 @@ namespace py = pybind11;
 // Which part of Zeus raised the error: it picks the exception family
 // (ZeusBaseGPUError subclasses for GPUs, the ZeusBSO* classes for the
 // batch-size optimizer, ...).
-enum class ErrorDomain { kGeneral, kGpu, kCpu, kBatchSize, kZeusd };
+enum class ErrorDomain { kGeneral, kGpu, kCpu, kBatchSize, kZeusd, kSoc };
 
 // Raises the Python exception for `error` (sets the Python error and throws
 // py::error_already_set). Needs the GIL.
@@ -47,6 +49,7 @@ void RegisterBatchSize(py::module_& m);
 void RegisterMetric(py::module_& m);
 void RegisterZeusd(py::module_& m);
 void RegisterPowerStreaming(py::module_& m);
+void RegisterHttpFetch(py::module_& m);
 
 }  // namespace zeus::python
 

@@ -18,8 +18,10 @@
 #include <fmt/format.h>
 
 #include "python/src/bindings.h"
+#include "python/src/native_monitor.h"
 #include "zeus/device/discovery.h"
-#include "zeus/zeusd/cpu.h"
+#include "zeus/device/environment.h"
+#include "zeus/zeusd_client/cpu.h"
 
 namespace zeus::python {
 namespace {
@@ -55,18 +57,19 @@ template <class Fn>
 auto GpuRead(const NativeGpus& self, std::size_t index, Fn read) {
   device::Gpu& gpu = self.At(index);
   auto result = [&] {
-    py::gil_scoped_release release;
+    ReleaseGil release;
     return read(gpu);
   }();
   return Unwrap(std::move(result), ErrorDomain::kGpu);
 }
 
-}  // namespace
+using GpusClass = py::class_<NativeGpus, std::shared_ptr<NativeGpus>>;
 
-void RegisterDevice(py::module_& m) {
-  py::module_ sub = m.def_submodule("device", "The GPUs and CPUs, under Zeus's method names.");
-
-  py::class_<NativeGpus, std::shared_ptr<NativeGpus>>(sub, "GPUs", "The visible GPUs (framework indices).")
+// The set's size and driver, and each GPU's identity. Every setter here and
+// below takes Zeus's `block` argument and ignores it: every call blocks
+// (supports_nonblocking_setters is false).
+void RegisterGpuIdentity(GpusClass& gpus) {
+  gpus
       .def("__len__", [](const NativeGpus& self) { return self.set->size(); })
       .def_property_readonly("driver_version", [](const NativeGpus& self) { return self.set->driver_version(); })
       .def_property_readonly("emulated", [](const NativeGpus& self) { return self.set->driver_clock() != nullptr; },
@@ -80,7 +83,13 @@ void RegisterDevice(py::module_& m) {
       .def("get_architecture",
            [](const NativeGpus& s, std::size_t i) {
              return std::string(device::GpuArchitectureName(GpuRead(s, i, [](auto& g) { return g.Architecture(); })));
-           })
+           });
+}
+
+// Power limits and persistence mode. The setters of a value make no driver
+// call when it is already in force, as Zeus's do.
+void RegisterGpuLimits(GpusClass& gpus) {
+  gpus
       .def("get_power_management_limit_constraints",
            [](const NativeGpus& s, std::size_t i) {
              device::PowerLimitConstraints c = GpuRead(s, i, [](auto& g) { return g.PowerLimitConstraintsMw(); });
@@ -116,7 +125,12 @@ void RegisterDevice(py::module_& m) {
               return g.SetPersistenceMode(enabled);
             });
           },
-          py::arg("gpu_index"), py::arg("enabled"), py::arg("block") = true)
+          py::arg("gpu_index"), py::arg("enabled"), py::arg("block") = true);
+}
+
+// Supported clocks and locked clock ranges.
+void RegisterGpuClocks(GpusClass& gpus) {
+  gpus
       .def("get_supported_memory_clocks",
            [](const NativeGpus& s, std::size_t i) {
              return GpuRead(s, i, [](auto& g) { return g.SupportedMemoryClocksMhz(); });
@@ -167,40 +181,36 @@ void RegisterDevice(py::module_& m) {
               return g.ResetMemoryLockedClocks();
             });
           },
-          py::arg("gpu_index"), py::arg("block") = true)
+          py::arg("gpu_index"), py::arg("block") = true);
+}
+
+// Power, energy and temperature readings.
+void RegisterGpuReadings(GpusClass& gpus) {
+  gpus
       .def("get_average_power_usage",
            [](const NativeGpus& s, std::size_t i) { return GpuRead(s, i, [](auto& g) { return g.AveragePowerMw(); }); })
       .def("get_instant_power_usage",
            [](const NativeGpus& s, std::size_t i) { return GpuRead(s, i, [](auto& g) { return g.InstantPowerMw(); }); })
       .def("get_power_usage",
            [](const NativeGpus& s, std::size_t i) { return GpuRead(s, i, [](auto& g) { return g.PowerUsageMw(); }); },
-           "The driver's power reading (nvmlDeviceGetPowerUsage), in mW.")
+           "The driver's power reading of the GPU, in mW: the average power field at GPU scope (module scope, with "
+           "one warning, where the driver offers only that), else nvmlDeviceGetPowerUsage.")
       .def("get_average_memory_power_usage",
            [](const NativeGpus& s, std::size_t i) { return GpuRead(s, i, [](auto& g) { return g.MemoryPowerMw(); }); })
       .def("supports_get_total_energy_consumption",
            [](const NativeGpus& s, std::size_t i) {
              device::Gpu& g = s.At(i);
-             py::gil_scoped_release release;
+             ReleaseGil release;
              return g.SupportsEnergyCounter();
            })
       .def("get_total_energy_consumption",
            [](const NativeGpus& s, std::size_t i) { return GpuRead(s, i, [](auto& g) { return g.TotalEnergyMj(); }); })
       .def("get_gpu_temperature",
            [](const NativeGpus& s, std::size_t i) { return GpuRead(s, i, [](auto& g) { return g.TemperatureC(); }); });
+}
 
-  sub.def(
-      "open_gpus",
-      []() {
-        auto gpus = [] {
-          py::gil_scoped_release release;
-          return device::OpenGpus();
-        }();
-        auto out = std::make_shared<NativeGpus>();
-        out->set = Unwrap(std::move(gpus), ErrorDomain::kGpu);
-        return out;
-      },
-      "Opens the visible GPUs (CUDA_VISIBLE_DEVICES applied). No driver: ZeusGPUInitError.");
-
+// The RAPL packages and open_cpus.
+void RegisterCpus(py::module_& sub) {
   py::class_<NativeCpus, std::shared_ptr<NativeCpus>>(sub, "CPUs", "The RAPL CPU packages.")
       .def("__len__", [](const NativeCpus& self) { return self.set->size(); })
       .def("get_name", [](const NativeCpus& s, std::size_t i) { return s.At(i).name(); })
@@ -210,7 +220,7 @@ void RegisterDevice(py::module_& m) {
           [](const NativeCpus& s, std::size_t i) {
             device::Cpu& cpu = s.At(i);
             auto energy = [&] {
-              py::gil_scoped_release release;
+              ReleaseGil release;
               return cpu.TotalEnergy();
             }();
             device::CpuEnergy e = Unwrap(std::move(energy), ErrorDomain::kCpu);
@@ -222,21 +232,118 @@ void RegisterDevice(py::module_& m) {
       "open_cpus",
       []() {
         auto cpus = [] {
-          py::gil_scoped_release release;
+          ReleaseGil release;
           return zeusd::OpenCpusLocalOrZeusd();  // zeusd's when local RAPL is unreadable and ZEUSD_* is set
         }();
         auto out = std::make_shared<NativeCpus>();
         out->set = std::move(Unwrap(std::move(cpus), ErrorDomain::kCpu).cpus);
         if (out->set->empty()) {
           ThrowError(Error(ErrorCode::kUnavailable,
-                           "no RAPL CPU package found under the powercap root (/sys/class/powercap, or "
-                           "$ZEUS_POWERCAP_ROOT); CPU energy cannot be measured on this machine"),
+                           fmt::format("no RAPL CPU package found under the powercap root ({}, or ${}); CPU "
+                                       "energy cannot be measured on this machine",
+                                       device::kDefaultPowercapRoot, device::kPowercapRootVariable)),
                      ErrorDomain::kCpu);
         }
         return out;
       },
       "Opens the RAPL packages (through zeusd when they are unreadable and ZEUSD_* is set). None found: "
       "ZeusCPUInitError.");
+}
+
+// An SoC (NVIDIA Jetson) for zeus.device.soc.
+struct NativeSoc : ForkAware {
+  std::unique_ptr<device::Soc> soc;
+};
+
+py::object RailEnergyTuple(const std::optional<device::SocRailEnergy>& e) {
+  if (!e) return py::none();
+  py::object error = e->last_error ? py::object(py::str(e->last_error->message())) : py::object(py::none());
+  return py::make_tuple(e->energy_mj, e->failed_reads, error);
+}
+
+void RegisterSoc(py::module_& sub) {
+  py::class_<NativeSoc, std::shared_ptr<NativeSoc>>(sub, "Soc", "An SoC whose rails are integrated natively.")
+      .def_property_readonly("name", [](const NativeSoc& self) { return self.soc->name(); })
+      .def(
+          "rails",
+          [](const NativeSoc& self) {
+            py::list out;
+            for (const device::SocRail& r : self.soc->rails()) {
+              out.append(py::make_tuple(std::string(device::SocRailKindName(r.kind)), r.name, r.sources));
+            }
+            return out;
+          },
+          "[(kind 'cpu'|'gpu'|'total', rail name, files read)] of the measured rails.")
+      .def(
+          "problems",
+          [](const NativeSoc& self) {
+            py::list out;
+            for (const Error& e : self.soc->problems()) out.append(py::str(e.message()));
+            return out;
+          },
+          "Why each rail found was not measured, naming the file.")
+      .def(
+          "total_energy",
+          [](NativeSoc& self) {
+            CheckNotForked(self, "SoC");
+            device::SocEnergy e;
+            {
+              ReleaseGil release;
+              e = self.soc->TotalEnergy();
+            }
+            return py::make_tuple(RailEnergyTuple(e.cpu), RailEnergyTuple(e.gpu), RailEnergyTuple(e.total));
+          },
+          "(cpu, gpu, total): each None without such a rail, else (cumulative mJ, failed reads since open, "
+          "latest failure or None).");
+
+  sub.def(
+      "open_soc",
+      [](std::optional<std::string> root) {
+        device::SocOptions options;
+        options.root = std::move(root);
+        auto opened = [&] {
+          ReleaseGil release;
+          return device::OpenSoc(options);
+        }();
+        auto out = std::make_shared<NativeSoc>();
+        out->soc = Unwrap(std::move(opened), ErrorDomain::kSoc);
+        RegisterForForkCheck(out);
+        return out;
+      },
+      py::arg("root") = py::none(),
+      "Opens the SoC (NVIDIA Jetson) under `root` (default: $ZEUS_SOC_ROOT, else /). None: ZeusSoCInitError "
+      "saying why.");
+  sub.def("soc_root", [] { return device::ChooseSocRoot(); }, "Where SoC files are looked for: $ZEUS_SOC_ROOT or /.");
+  sub.def("powercap_root", [] { return device::ChoosePowercapRoot(); },
+          "Where RAPL is read: $ZEUS_POWERCAP_ROOT or /sys/class/powercap.");
+}
+
+}  // namespace
+
+void RegisterDevice(py::module_& m) {
+  py::module_ sub = m.def_submodule("device", "The GPUs and CPUs, under Zeus's method names.");
+
+  GpusClass gpus(sub, "GPUs", "The visible GPUs (framework indices).");
+  RegisterGpuIdentity(gpus);
+  RegisterGpuLimits(gpus);
+  RegisterGpuClocks(gpus);
+  RegisterGpuReadings(gpus);
+
+  sub.def(
+      "open_gpus",
+      []() {
+        auto opened = [] {
+          ReleaseGil release;
+          return device::OpenGpus();
+        }();
+        auto out = std::make_shared<NativeGpus>();
+        out->set = Unwrap(std::move(opened), ErrorDomain::kGpu);
+        return out;
+      },
+      "Opens the visible GPUs (CUDA_VISIBLE_DEVICES applied). No driver: ZeusGPUInitError.");
+
+  RegisterCpus(sub);
+  RegisterSoc(sub);
 }
 
 }  // namespace zeus::python

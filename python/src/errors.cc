@@ -56,6 +56,11 @@ constexpr Row kTable[] = {
     {ErrorDomain::kCpu, ErrorCode::kNotFound, "ZeusCPUInitError"},
     {ErrorDomain::kCpu, ErrorCode::kNotSupported, "ZeusCPUInitError"},
     {ErrorDomain::kCpu, ErrorCode::kIoError, "ZeusCPUIOError"},
+    // SoCs (NVIDIA Jetson): nothing to measure, or a rail that cannot be read.
+    {ErrorDomain::kSoc, ErrorCode::kUnavailable, "ZeusSoCInitError"},
+    {ErrorDomain::kSoc, ErrorCode::kNotFound, "ZeusSoCInitError"},
+    {ErrorDomain::kSoc, ErrorCode::kNotSupported, "ZeusSoCInitError"},
+    {ErrorDomain::kSoc, ErrorCode::kIoError, "ZeusSoCIOError"},
     // The batch-size optimizer's client (Zeus's ZeusBSO* classes).
     {ErrorDomain::kZeusd, ErrorCode::kInvalidArgument, "ZeusdError"},
     {ErrorDomain::kZeusd, ErrorCode::kNotFound, "ZeusdError"},
@@ -93,12 +98,13 @@ const char* ExceptionFor(ErrorDomain domain, ErrorCode code) {
   return "ZeusInternalError";  // kOk used as a failure: a bug
 }
 
-constexpr std::array<std::pair<ErrorDomain, std::string_view>, 5> kDomainNames = {{
+constexpr std::array<std::pair<ErrorDomain, std::string_view>, 6> kDomainNames = {{
     {ErrorDomain::kGeneral, "general"},
     {ErrorDomain::kGpu, "gpu"},
     {ErrorDomain::kCpu, "cpu"},
     {ErrorDomain::kBatchSize, "batch_size"},
     {ErrorDomain::kZeusd, "zeusd"},
+    {ErrorDomain::kSoc, "soc"},
 }};
 
 std::string_view DomainName(ErrorDomain domain) {

@@ -3,8 +3,10 @@
 // zeus._native.metric: the push helpers of zeus::exporter (EnergyHistogram,
 // EnergyCumulativeCounter, PowerGauge) over a ZeusMonitor's NativeMonitor,
 // for zeus.metric. Each object keeps the NativeMonitor alive and is destroyed
-// before it. Failed pushes are logged on stderr by the native helpers; they
-// never raise.
+// before it. Failed pushes are logged by the native helpers through the log
+// seam (the `zeus.metric` logger); they never raise. A window's energy outside
+// the histogram's buckets is a UserWarning (once per place, as its text does
+// not change from epoch to epoch).
 
 #include <pybind11/chrono.h>
 #include <pybind11/stl.h>
@@ -38,7 +40,7 @@ template <class Helper>
 void Begin(Native<Helper>& self, const std::string& name, const char* what) {
   CheckNotForked(self, what);
   Status s = [&] {
-    py::gil_scoped_release release;
+    ReleaseGil release;
     return self.helper->BeginWindow(name);
   }();
   Unwrap(std::move(s));
@@ -48,7 +50,7 @@ template <class Helper>
 void End(Native<Helper>& self, const std::string& name, const char* what) {
   CheckNotForked(self, what);
   auto s = [&] {
-    py::gil_scoped_release release;
+    ReleaseGil release;
     return self.helper->EndWindow(name);  // joins the window's thread
   }();
   if (!s) ThrowError(s.error());

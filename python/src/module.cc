@@ -17,6 +17,7 @@
 PYBIND11_MODULE(_native, m) {
   m.doc() = "Zeus's native engine (C++). Use the zeus package's modules, not this one.";
   m.attr("__version__") = ZEUS_PYTHON_VERSION;
+  zeus::python::RegisterLog(m);
   zeus::python::RegisterErrors(m);
   zeus::python::RegisterDevice(m);
   zeus::python::RegisterMonitor(m);
@@ -27,4 +28,5 @@ PYBIND11_MODULE(_native, m) {
 #endif
   zeus::python::RegisterZeusd(m);
   zeus::python::RegisterPowerStreaming(m);
+  zeus::python::RegisterHttpFetch(m);
 }

@@ -33,7 +33,7 @@
 #include "python/src/native_monitor.h"
 #include "zeus/device/discovery.h"
 #include "zeus/monitor/power_monitor.h"
-#include "zeus/zeusd/cpu.h"
+#include "zeus/zeusd_client/cpu.h"
 
 namespace zeus::python {
 namespace {
@@ -110,6 +110,13 @@ Result<std::shared_ptr<NativeMonitor>> OpenNativeMonitor(const std::optional<std
   options.gpu_indices = gpu_indices;
   options.cpu_indices = chosen_cpus;
   options.clock = native->clock;
+  // An SoC, as Zeus's get_soc() inside ZeusMonitor: none found is no SoC.
+  // Its own instance (not zeus.device.get_soc()'s), integrated on the
+  // windows' clock so that a window's SoC energy and time agree.
+  device::SocOptions soc_options;
+  soc_options.clock = native->clock;
+  if (auto soc = device::OpenSoc(soc_options)) native->soc = std::move(*soc);
+  options.soc = native->soc.get();
   auto created = monitor::Monitor::Create(native->gpus.get(), native->cpus.get(), std::move(options));
   if (!created) return Fail(created.error());
   native->monitor = std::move(*created);
@@ -118,7 +125,10 @@ Result<std::shared_ptr<NativeMonitor>> OpenNativeMonitor(const std::optional<std
 
 // One ended window as the tuple zeus.monitor.energy builds its Measurement
 // from: (time_s, {gpu: J}, {cpu: J} or None, {cpu: J} or None, [GPUs whose
-// figure is an instant-power estimate]). A device error is raised.
+// figure is an instant-power estimate], SoC or None). The SoC is
+// (cpu_mj, gpu_mj, total_mj, [problems]), each energy None when the SoC has
+// no such rail or its read failed in the window (then a problem names the
+// file). A device error is raised.
 py::tuple MeasurementTuple(const monitor::Measurement& m, bool any_cpus) {
   py::dict gpu_energy;
   py::list estimated;
@@ -140,7 +150,14 @@ py::tuple MeasurementTuple(const monitor::Measurement& m, bool any_cpus) {
     cpu_energy = cpu;
     if (!dram.empty()) dram_energy = dram;
   }
-  return py::make_tuple(m.time_s, gpu_energy, cpu_energy, dram_energy, estimated);
+  py::object soc = py::none();
+  if (m.soc) {
+    auto mj = [](const std::optional<double>& v) { return v ? py::object(py::float_(*v)) : py::object(py::none()); };
+    py::list problems;
+    for (const Error& e : m.soc->errors) problems.append(py::str(e.message()));
+    soc = py::make_tuple(mj(m.soc->cpu_energy_mj), mj(m.soc->gpu_energy_mj), mj(m.soc->total_energy_mj), problems);
+  }
+  return py::make_tuple(m.time_s, gpu_energy, cpu_energy, dram_energy, estimated, soc);
 }
 
 monitor::Monitor& Live(NativeMonitor& self) {
@@ -174,6 +191,16 @@ std::optional<double> FieldValue(const monitor::PowerSample& s, SampleField fiel
     case SampleField::kMemory: return s.memory_mw ? std::optional<double>(*s.memory_mw / 1000.0) : std::nullopt;
     case SampleField::kTemperature:
       return s.temperature_c ? std::optional<double>(static_cast<double>(*s.temperature_c)) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<monitor::PowerDomain> FieldDomain(SampleField field) {
+  switch (field) {
+    case SampleField::kInstant: return monitor::PowerDomain::kInstant;
+    case SampleField::kAverage: return monitor::PowerDomain::kAverage;
+    case SampleField::kMemory: return monitor::PowerDomain::kMemory;
+    case SampleField::kTemperature: break;
   }
   return std::nullopt;
 }
@@ -244,7 +271,7 @@ void RegisterPowerMonitor(py::module_& sub) {
              options.sample_memory_power = memory;
              options.sample_temperature = temperature;
              Result<std::shared_ptr<NativePowerMonitor>> native = [&] {
-               py::gil_scoped_release release;
+               ReleaseGil release;
                return OpenPowerMonitor(gpu_indices, options);
              }();
              std::shared_ptr<NativePowerMonitor> out = Unwrap(std::move(native), ErrorDomain::kGpu);
@@ -269,7 +296,7 @@ void RegisterPowerMonitor(py::module_& sub) {
             std::shared_ptr<monitor::PowerMonitor> power = LivePower(self, "PowerMonitor");
             std::vector<monitor::PowerSample> samples;
             {
-              py::gil_scoped_release release;
+              ReleaseGil release;
               samples = power->Timeline(gpu);
             }
             py::list out;
@@ -285,21 +312,24 @@ void RegisterPowerMonitor(py::module_& sub) {
           "2 memory W, 3 temperature C), within [start_s, end_s] inclusive.")
       .def(
           "energy",
-          [](NativePowerMonitor& self, std::size_t gpu, double start_s, double end_s) {
+          [](NativePowerMonitor& self, std::size_t gpu, double start_s, double end_s, int field) {
             std::shared_ptr<monitor::PowerMonitor> power = LivePower(self, "PowerMonitor");
+            const std::optional<monitor::PowerDomain> domain = FieldDomain(static_cast<SampleField>(field));
+            if (!domain) ThrowError(Error(ErrorCode::kInvalidArgument, "only power fields (0, 1, 2) hold energy"));
             Result<monitor::EnergyEstimate> energy = [&] {
-              py::gil_scoped_release release;
-              return power->Energy(gpu, Nanoseconds(start_s), Nanoseconds(end_s));
+              ReleaseGil release;
+              return power->Energy(gpu, Nanoseconds(start_s), Nanoseconds(end_s), *domain);
             }();
             return Unwrap(std::move(energy), ErrorDomain::kGpu).energy_j;
           },
-          py::arg("gpu"), py::arg("start_s"), py::arg("end_s"),
-          "Energy of `gpu` between two instants of the samples' clock, in J (hold-last-value).")
+          py::arg("gpu"), py::arg("start_s"), py::arg("end_s"), py::arg("field") = 0,
+          "Energy of `gpu` between two instants of the samples' clock, in J, from the samples of power `field` "
+          "(0 instant W, 1 average W, 2 memory W), each held until the next (PowerMonitor::Energy).")
       .def(
           "sample_once",
           [](NativePowerMonitor& self) {
             std::shared_ptr<monitor::PowerMonitor> power = LivePower(self, "PowerMonitor");
-            py::gil_scoped_release release;
+            ReleaseGil release;
             power->SampleOnce();
           },
           "Reads every monitored GPU once now.")
@@ -310,7 +340,7 @@ void RegisterPowerMonitor(py::module_& sub) {
             CheckNotForked(self, "PowerMonitor");
             std::shared_ptr<monitor::PowerMonitor> power = std::move(self.power);
             self.power = nullptr;
-            py::gil_scoped_release release;
+            ReleaseGil release;
             power.reset();  // joins the samplers (unless another call still holds it: then when that returns)
           },
           "Stops the sampler threads and joins them. Idempotent.");
@@ -361,7 +391,7 @@ void RegisterMonitor(py::module_& m) {
                        std::optional<std::vector<std::size_t>> cpu_indices) {
              ErrorDomain domain = ErrorDomain::kGpu;
              Result<std::shared_ptr<NativeMonitor>> native = [&] {
-               py::gil_scoped_release release;
+               ReleaseGil release;
                return OpenNativeMonitor(gpu_indices, cpu_indices, domain);
              }();
              // Explicit cpu_indices without readable RAPL: ZeusFailedPreconditionError or
@@ -389,7 +419,7 @@ void RegisterMonitor(py::module_& m) {
             monitor::Monitor& monitor = Live(self);
             Status status;
             {
-              py::gil_scoped_release release;
+              ReleaseGil release;
               status = monitor.BeginWindow(name, restart);
             }
             if (!status && status.error().code() == ErrorCode::kAlreadyExists) {
@@ -403,7 +433,7 @@ void RegisterMonitor(py::module_& m) {
           [](NativeMonitor& self, const std::string& name, bool cancel) {
             monitor::Monitor& monitor = Live(self);
             Result<monitor::Measurement> measured = [&] {
-              py::gil_scoped_release release;
+              ReleaseGil release;
               return monitor.EndWindow(name, cancel);
             }();
             if (!measured && measured.error().code() == ErrorCode::kNotFound) {
@@ -412,13 +442,16 @@ void RegisterMonitor(py::module_& m) {
             return MeasurementTuple(Unwrap(std::move(measured), ErrorDomain::kGpu), !monitor.cpu_indices().empty());
           },
           py::arg("name"), py::arg("cancel") = false,
-          "Ends the window: (time_s, gpu_energy, cpu_energy or None, dram_energy or None, estimated GPUs).")
+          "Ends the window: (time_s, gpu_energy, cpu_energy or None, dram_energy or None, estimated GPUs, "
+          "(soc cpu_mj, gpu_mj, total_mj, problems) or None).")
+      .def_property_readonly("has_soc", [](NativeMonitor& self) { return self.soc != nullptr; },
+                             "Whether an SoC (NVIDIA Jetson) is measured in every window.")
       .def("open_windows", [](NativeMonitor& self) { return Live(self).OpenWindows(); })
       .def(
           "reset_windows",
           [](NativeMonitor& self) {
             monitor::Monitor& monitor = Live(self);
-            py::gil_scoped_release release;
+            ReleaseGil release;
             for (const std::string& name : monitor.OpenWindows()) (void)monitor.EndWindow(name, /*cancel=*/true);
           },
           "Drops every open window.")
@@ -428,7 +461,7 @@ void RegisterMonitor(py::module_& m) {
             Live(self);
             std::vector<std::pair<std::size_t, Result<std::uint32_t>>> reads;
             {
-              py::gil_scoped_release release;
+              ReleaseGil release;
               for (std::size_t i : self.monitor->gpu_indices()) reads.emplace_back(i, self.gpus->gpu(i).PowerUsageMw());
             }
             py::dict out;

@@ -27,6 +27,7 @@
 #include "zeus/base/clock.h"
 #include "zeus/device/cpu.h"
 #include "zeus/device/gpu.h"
+#include "zeus/device/soc.h"
 #include "zeus/monitor/monitor.h"
 
 namespace zeus::python {
@@ -52,6 +53,9 @@ struct NativeMonitor : ForkAware {
   std::unique_ptr<device::CpuSet> cpus;
   // The clock of the readings; must outlive `monitor`. Declared before it.
   const Clock* clock = nullptr;
+  // The SoC (NVIDIA Jetson) measured in every window, on `clock`; null when
+  // there is none (OpenSoc's kUnavailable: not a Jetson, as Zeus's get_soc()).
+  std::unique_ptr<device::Soc> soc;
   std::unique_ptr<monitor::Monitor> monitor;
 
   ~NativeMonitor() { monitor.reset(); }  // the Monitor goes before the devices it reads

@@ -4,7 +4,7 @@
 // zeus.optimizer.power_limit (python/zeus/optimizer/power_limit.py).
 //
 //   Optimizer(monitor, wait_steps, warmup_steps, profile_steps, pl_step_w, profile_path,
-//             selector, log, all_reduce, rank, world_size, sync, observer_mode=False)
+//             selector, all_reduce, rank, world_size, sync, observer_mode=False)
 //   Optimizer.what_if(steps_per_epoch, epochs, eta, max_slowdown) -> JSON text
 //             (zeus::runtime::PowerLimitWhatIfJson; baseline: the original limit)
 //
@@ -18,8 +18,8 @@
 // sync, as Zeus's begin_window/end_window(sync_execution=True) do).
 //
 // The GIL: hooks that may change limits, open or close windows or talk to
-// other ranks run with the GIL released; the selector, the all-reduce and the
-// log are Python and take it back. A hook in Done or Disabled returns before
+// other ranks run with the GIL released (ReleaseGil); the selector and the
+// all-reduce are Python and take it back. A hook in Done or Disabled returns before
 // releasing anything (the per-step cost outside profiling).
 //
 // Python exceptions: an exception raised by the selector or the all-reduce
@@ -28,21 +28,23 @@
 // raised again from the hook (or the constructor) that called it, so a bug in
 // user code is not silent.
 //
-// Logging: lines logged during a call from Python go to `log` (the Python
-// logger) when the call returns; lines logged elsewhere (the exit-restore
-// thread on SIGTERM, std::exit, the destructor) go to stderr, because Python
-// may not be callable there.
+// Logging: the optimizer logs through the process's log seam (component
+// "power-limit-optimizer"; python/src/log.h): records of a call from Python
+// reach the `zeus.power_limit_optimizer` logger (and the Disabled advice
+// `warnings`) when the call returns, on the caller's thread. The exit paths
+// (the restore on SIGTERM and SIGINT, std::terminate, std::exit) write their
+// one line to stderr themselves (options.exit_log): the process ends right
+// after, before the seam's delivery thread could hand it to Python, as the
+// seam itself does once the interpreter is finalising.
 
 #include <pybind11/stl.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -68,9 +70,16 @@ using MeasurementTuple = std::tuple<double, double, double>;
 struct PendingException {
   std::optional<py::error_already_set> error;
 
-  // Keeps the exception being handled (the first one wins); returns its text.
+  // Keeps the exception being handled (the first one wins); returns
+  // "Type: message" (the traceback stays with the exception, which is
+  // raised again, so the log does not repeat it).
   std::string Keep(py::error_already_set& e) {
-    std::string what = e.what();
+    std::string what;
+    try {
+      what = py::str(e.type().attr("__name__")).cast<std::string>() + ": " + py::str(e.value()).cast<std::string>();
+    } catch (const std::exception&) {
+      what = e.what();
+    }
     if (!error) error.emplace(std::move(e));
     return what;
   }
@@ -80,40 +89,6 @@ struct PendingException {
     error.reset();
     throw e;
   }
-};
-
-// Log lines: queued while a call from Python runs on the thread that made
-// it, written to stderr otherwise.
-class LogSink {
- public:
-  void Begin() {
-    std::lock_guard lock(mu_);
-    capturing_ = std::this_thread::get_id();
-  }
-  void End() {
-    std::lock_guard lock(mu_);
-    capturing_.reset();
-  }
-  void Log(std::string_view line) {
-    {
-      std::lock_guard lock(mu_);
-      if (capturing_ && *capturing_ == std::this_thread::get_id()) {
-        lines_.emplace_back(line);
-        return;
-      }
-    }
-    std::fprintf(stderr, "zeus: power-limit optimizer: %.*s\n", static_cast<int>(line.size()), line.data());
-    std::fflush(stderr);
-  }
-  std::vector<std::string> Take() {
-    std::lock_guard lock(mu_);
-    return std::exchange(lines_, {});
-  }
-
- private:
-  std::mutex mu_;
-  std::optional<std::thread::id> capturing_;
-  std::vector<std::string> lines_;
 };
 
 // torch.distributed through zeus.utils.framework.all_reduce (a Python
@@ -192,9 +167,9 @@ class NativePowerLimitOptimizer {
  public:
   NativePowerLimitOptimizer(std::shared_ptr<NativeMonitor> monitor, int wait_steps, int warmup_steps,
                             int profile_steps, double pl_step_w, std::optional<std::string> profile_path,
-                            const py::tuple& selector, py::object log, py::object all_reduce, int rank,
-                            int world_size, py::object sync, bool observer_mode)
-      : monitor_(std::move(monitor)), log_(std::move(log)), sync_(std::move(sync)), warmup_steps_(warmup_steps),
+                            const py::tuple& selector, py::object all_reduce, int rank, int world_size,
+                            py::object sync, bool observer_mode)
+      : monitor_(std::move(monitor)), sync_(std::move(sync)), warmup_steps_(warmup_steps),
         profile_steps_(profile_steps) {
     if (!monitor_ || !monitor_->monitor) throw py::value_error("the monitor has no native Monitor");
     CheckNotForked(*monitor_, "ZeusMonitor");
@@ -206,7 +181,11 @@ class NativePowerLimitOptimizer {
     options.observer_mode = observer_mode;
     options.profile_path = std::move(profile_path);
     options.selector = Selector(selector);
-    options.log = [sink = sink_](std::string_view line) { sink->Log(line); };
+    options.exit_log = [](std::string_view line) {
+      const std::string text = "zeus: power-limit-optimizer: " + std::string(line) + "\n";
+      std::fwrite(text.data(), 1, text.size(), stderr);
+      std::fflush(stderr);
+    };
     if (!all_reduce.is_none()) {
       communicator_ = std::make_unique<PythonCommunicator>(std::move(all_reduce), rank, world_size, pending_);
       options.communicator = communicator_.get();
@@ -323,26 +302,21 @@ class NativePowerLimitOptimizer {
     }
   }
 
-  // Runs `f` without the GIL, with log lines captured; then logs them through
-  // Python and raises what Python code raised meanwhile.
+  // Runs `f` without the GIL (its log records are delivered when the GIL is
+  // back), then raises what Python code raised meanwhile.
   template <class F>
   void Call(F&& f) {
-    sink_->Begin();
     {
-      py::gil_scoped_release release;
+      ReleaseGil release;
       f();
     }
-    sink_->End();
-    for (const std::string& line : sink_->Take()) log_(line);
     pending_.RaiseIfAny();
   }
 
   std::shared_ptr<NativeMonitor> monitor_;  // keeps the devices and the Monitor alive
-  py::object log_;
   py::object sync_;
   int warmup_steps_;
   int profile_steps_;
-  std::shared_ptr<LogSink> sink_ = std::make_shared<LogSink>();
   PendingException pending_;
   std::unique_ptr<PythonCommunicator> communicator_;
   std::unique_ptr<PowerLimitOptimizer> optimizer_;  // last: destroyed first
@@ -374,10 +348,10 @@ void RegisterPowerLimit(py::module_& m) {
 
   py::class_<NativePowerLimitOptimizer>(pl, "Optimizer")
       .def(py::init<std::shared_ptr<NativeMonitor>, int, int, int, double, std::optional<std::string>,
-                    const py::tuple&, py::object, py::object, int, int, py::object, bool>(),
+                    const py::tuple&, py::object, int, int, py::object, bool>(),
            py::arg("monitor"), py::arg("wait_steps"), py::arg("warmup_steps"), py::arg("profile_steps"),
-           py::arg("pl_step_w"), py::arg("profile_path"), py::arg("selector"), py::arg("log"),
-           py::arg("all_reduce"), py::arg("rank"), py::arg("world_size"), py::arg("sync"),
+           py::arg("pl_step_w"), py::arg("profile_path"), py::arg("selector"), py::arg("all_reduce"),
+           py::arg("rank"), py::arg("world_size"), py::arg("sync"),
            py::arg("observer_mode") = false)
       .def("on_step_begin", &NativePowerLimitOptimizer::OnStepBegin)
       .def("on_epoch_end", &NativePowerLimitOptimizer::OnEpochEnd)

@@ -1,7 +1,7 @@
 // Copyright 2026 The Zeus C++ Authors.
 //
 // zeus._native.power_streaming: the native PowerStreamingClient
-// (include/zeus/zeusd/power_streaming.h) under
+// (include/zeus/zeusd_client/power_streaming.h) under
 // zeus.monitor.power_streaming. Times cross this boundary as Unix seconds
 // (floats), as time.time() gives them: the client runs on a Unix-time Clock,
 // so a daemon's clock offset means what it means in Zeus. Start, waits and
@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "python/src/bindings.h"
-#include "zeus/zeusd/power_streaming.h"
+#include "zeus/zeusd_client/power_streaming.h"
 
 namespace zeus::python {
 namespace {
@@ -125,7 +125,7 @@ std::unique_ptr<PowerStreamingClient> StartNative(const std::vector<ServerTuple>
     targets.push_back(std::move(target));
   }
   Result<std::unique_ptr<PowerStreamingClient>> client = [&] {
-    py::gil_scoped_release release;
+    ReleaseGil release;
     return PowerStreamingClient::Start(std::move(targets), options);
   }();
   if (!client) {
@@ -225,12 +225,12 @@ void RegisterPowerStreaming(py::module_& m) {
           "wait_for_update",
           [](const PowerStreamingClient& c, std::uint64_t last_seen, double timeout_s) {
             const nanoseconds timeout = WaitTimeout(timeout_s);
-            py::gil_scoped_release release;
+            ReleaseGil release;
             return c.WaitForUpdate(last_seen, timeout);
           },
           py::arg("last_seen"), py::arg("timeout_s"))
       .def("status", &Status)
-      .def("stop", &PowerStreamingClient::Stop, py::call_guard<py::gil_scoped_release>())
+      .def("stop", &PowerStreamingClient::Stop, py::call_guard<ReleaseGil>())
       .def_property_readonly("stopped", &PowerStreamingClient::stopped);
 }
 

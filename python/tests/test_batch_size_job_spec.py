@@ -6,8 +6,9 @@ import dataclasses
 
 import pytest
 
+from zeus import _native
 from zeus.exception import ZeusBSOConfigError, ZeusInvalidArgumentError
-from zeus.optimizer.batch_size import JobSpec
+from zeus.optimizer.batch_size import CreatedJob, JobSpec
 from zeus.optimizer.batch_size.common import JobSpec as CommonJobSpec
 
 
@@ -54,3 +55,31 @@ def test_job_spec_policy_is_an_extension_checked_by_name() -> None:
     assert isinstance(info.value, ValueError)
     with pytest.raises(ValueError, match=r"policy: must be a string \(got 2\)"):
         JobSpec(job_id_prefix="mnist", batch_sizes=[32], default_batch_size=32, policy=2)  # type: ignore[arg-type]
+
+
+def test_fields_types_defaults_and_docs_come_from_the_native_list() -> None:
+    native = _native.batch_size.job_spec_fields()
+    user = [f for f in native if f["part"] == "job"]
+    gpu = [f for f in native if f["part"] == "gpu"]
+    assert [f.name for f in dataclasses.fields(JobSpec)] == [f["name"] for f in user]
+    assert [f.name for f in dataclasses.fields(CreatedJob)] == [f["name"] for f in user + gpu]
+    declared = {f.name: f for f in dataclasses.fields(CreatedJob)}
+    for f in native:
+        if f["required"] and f["part"] == "job":
+            assert declared[f["name"]].default is dataclasses.MISSING, f["name"]
+        else:
+            assert declared[f["name"]].default == f["default"], f["name"]
+        assert f"{f['name']}: {f['doc']}" in (JobSpec if f["part"] == "job" else CreatedJob).__doc__
+    assert JobSpec.__module__ == "zeus.optimizer.batch_size.common"
+    # Every type problem, named in the list's order.
+    with pytest.raises(ZeusBSOConfigError) as info:
+        JobSpec(job_id=3, job_id_prefix="mnist", batch_sizes=(32,), default_batch_size=32,  # type: ignore[arg-type]
+                beta_knob="x", higher_is_better_metric=1, mab_seed=1.5)  # type: ignore[arg-type]
+    assert str(info.value) == (
+        "Invalid JobSpec: job_id: must be a string or None (got 3); beta_knob: must be a number or None (got 'x'); "
+        "higher_is_better_metric: must be True or False (got 1); mab_seed: must be an integer or None (got 1.5)")
+    job = JobSpec(job_id_prefix="mnist", batch_sizes=(64, 32), default_batch_size=32, eta_knob=1)  # type: ignore
+    assert job.batch_sizes == [32, 64] and isinstance(job.eta_knob, float)
+    created = CreatedJob(**{**job.dict(), "job_id": "mnist-1", "max_power": 600.0, "number_of_gpus": 2,
+                            "gpu_model": "NVIDIA A40"})
+    assert isinstance(created, JobSpec) and created.gpu_model == "NVIDIA A40"

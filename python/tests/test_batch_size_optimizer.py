@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import logging
 import os
 import socket
 import subprocess
@@ -203,6 +204,30 @@ def test_the_job_is_registered_with_the_gpu_configuration(bso_server: Server, gp
     assert bso.get_batch_size() == 128
     assert bso.get_batch_size() == 128  # cached: still trial 1
     assert (bso.current_batch_size, bso.trial_number) == (128, 1)
+
+
+def test_the_registered_job_id_is_logged_so_a_user_can_reuse_it(bso_server: Server, gpu,
+                                                                 caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="zeus")
+    monitor = ZeusMonitor(gpu_indices=[0])
+    bso = BatchSizeOptimizer(monitor=monitor, server_url=bso_server.url, job=make_job(job_id=None))
+    job_id = bso.job.job_id
+    registered = [r for r in caplog.records if r.name == "zeus.optimizer.batch_size.client"]
+    assert len(registered) == 1 and registered[0].levelno == logging.INFO
+    assert job_id in registered[0].getMessage() and bso_server.url in registered[0].getMessage()
+    # The logged id continues the job: the next run gets trial 2.
+    assert bso.get_batch_size() == 128
+    bso.on_train_begin()
+    gpu(1.0)  # an epoch of emulated time
+    bso.on_evaluate(0.9)
+    assert bso.training_finished
+    again = BatchSizeOptimizer(monitor=monitor, server_url=bso_server.url, job=make_job(job_id=job_id))
+    assert again.job.job_id == job_id
+    assert again.get_batch_size() in make_job().batch_sizes and again.trial_number == 2
+    # Other ranks register nothing and log nothing.
+    caplog.clear()
+    BatchSizeOptimizer(monitor=monitor, server_url=bso_server.url, job=make_job(job_id=job_id), rank=1)
+    assert [r for r in caplog.records if r.name == "zeus.optimizer.batch_size.client"] == []
 
 
 def test_a_run_that_does_not_converge_raises_train_fail_error(bso_server: Server, gpu) -> None:

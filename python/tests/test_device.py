@@ -118,7 +118,8 @@ def test_zeus_monitor_measures_cpus(tmp_path, monkeypatch, emulator) -> None:
 def test_no_rapl(tmp_path, monkeypatch, emulator) -> None:
     emulator([a40_busy()], clock="manual")
     monkeypatch.setenv("ZEUS_POWERCAP_ROOT", str(tmp_path))  # an empty powercap root
-    with pytest.raises(zx.ZeusCPUInitError):
+    message = r"under the powercap root \(/sys/class/powercap, or \$ZEUS_POWERCAP_ROOT\)"
+    with pytest.raises(zx.ZeusCPUInitError, match=message):
         get_cpus()
     assert ZeusMonitor().cpu_indices == []  # silently none
     with pytest.raises(zx.ZeusCPUInitError, match="no RAPL CPU package"):

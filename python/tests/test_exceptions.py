@@ -38,6 +38,14 @@ EXPECTED = {
         "FAILED_PRECONDITION": zx.ZeusFailedPreconditionError, "ALREADY_EXISTS": zx.ZeusAlreadyExistsError,
         "ABORTED": zx.ZeusAbortedError, "INTERNAL": zx.ZeusInternalError,
     },
+    "soc": {
+        "INVALID_ARGUMENT": zx.ZeusInvalidArgumentError, "NOT_FOUND": zx.ZeusSoCInitError,
+        "NOT_SUPPORTED": zx.ZeusSoCInitError, "PERMISSION_DENIED": zx.ZeusPermissionError,
+        "UNAVAILABLE": zx.ZeusSoCInitError, "DEVICE_LOST": zx.ZeusDeviceLostError,
+        "TIMEOUT": zx.ZeusTimeoutError, "IO_ERROR": zx.ZeusSoCIOError,
+        "FAILED_PRECONDITION": zx.ZeusFailedPreconditionError, "ALREADY_EXISTS": zx.ZeusAlreadyExistsError,
+        "ABORTED": zx.ZeusAbortedError, "INTERNAL": zx.ZeusInternalError,
+    },
     "zeusd": {
         "INVALID_ARGUMENT": zx.ZeusdError, "NOT_FOUND": zx.ZeusdError,
         "NOT_SUPPORTED": zx.ZeusdError, "PERMISSION_DENIED": zx.ZeusdAuthError,
@@ -92,8 +100,18 @@ def test_the_table_has_no_row_this_test_does_not_know() -> None:
 def test_families() -> None:
     for cls in (zx.ZeusGPUInitError, zx.ZeusGPUNoPermissionError, zx.ZeusGPUHeterogeneousError):
         assert issubclass(cls, zx.ZeusBaseGPUError)
-    for cls in (zx.ZeusCPUInitError, zx.ZeusCPUNoPermissionError):
+    for cls in (zx.ZeusCPUInitError, zx.ZeusCPUNoPermissionError, zx.ZeusCPUNotFoundError,
+                zx.ZeusRAPLNotSupportedError, zx.ZeusRAPLFileInitError):
         assert issubclass(cls, zx.ZeusBaseCPUError)
+    for cls in (zx.ZeusSoCInitError, zx.ZeusJetsonInitError, zx.ZeusAppleInitError, zx.ZeusSoCIOError):
+        assert issubclass(cls, zx.ZeusBaseSoCError)
+    assert issubclass(zx.ZeusJetsonInitError, zx.ZeusSoCInitError)
+    assert issubclass(zx.ZeusAppleInitError, zx.ZeusSoCInitError)
+    for name in ("AlreadyInitialized", "InsufficientSize", "InsufficientPower", "DriverNotLoaded", "IRQ",
+                 "LibraryNotFound", "FunctionNotFound", "CorruptedInfoROM", "ResetRequired", "OperatingSystem",
+                 "LibRMVersionMismatch", "Memory"):
+        cls = getattr(zx, f"ZeusGPU{name}Error")
+        assert issubclass(cls, zx.ZeusBaseGPUError) and issubclass(cls, (RuntimeError, ValueError)), name
     for cls in (zx.ZeusBSOConfigError, zx.ZeusBSORuntimError, zx.ZeusBSOBadOperationError,
                 zx.ZeusBSOOperationOrderError, zx.ZeusBSOTrainFailError):
         assert issubclass(cls, zx.ZeusBSOClientBaseError)

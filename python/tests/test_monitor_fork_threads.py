@@ -129,10 +129,18 @@ def test_windows_from_many_threads(manual) -> None:
     clock_thread.join(timeout=60)
     assert not errors, errors
     assert sorted(results) == list(range(8))
+    # Energy and time are on the emulator's clock: P x T. A window's duration encloses the interval its counters
+    # measured (the clock is read before the counters at the begin and after them at the end), so no window may
+    # read more than P x T. It may read less when the advancer moves the clock between the clock read and the
+    # counter read; the advancer runs freely while the workers are in native code, so that gap is usually at most
+    # one step (10 ms) at each end, but a descheduled worker can see more: allow that in 1% of the windows.
+    stretched = 0
     for out in results.values():
         assert len(out) == 200
         for m in out:
-            # Energy and time are on the emulator's clock: P x T. A reading takes the time, then the counter,
-            # and the advancer thread may move the clock by one step (10 ms) in between, at each end.
-            assert m.gpu_energy[0] == pytest.approx(A40_POWER_AT_300_W * m.time, abs=2 * A40_POWER_AT_300_W * 0.01 + 0.002)
+            energy, drawn = m.gpu_energy[0], A40_POWER_AT_300_W * m.time
+            assert 0 <= energy <= drawn + 0.002, (energy, m.time)
+            if energy < drawn - (2 * A40_POWER_AT_300_W * 0.01 + 0.002):
+                stretched += 1
+    assert stretched <= 16, f"{stretched} of 1600 windows read more than one clock step short"
     monitor.end_window("shared", sync_execution=False)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import inspect
 import json
+import logging
 import math
 import warnings
 import weakref
@@ -313,6 +314,34 @@ def test_without_permission_the_optimizer_warns_and_training_goes_on(emulator):
         assert isinstance(plo.state, Disabled)
         train(plo, emu, epochs=1, steps_per_epoch=5)
         assert emu.power_limit_w(0) == ORIGINAL_LIMIT_W
+    finally:
+        emu.close()
+
+
+def test_a_disabled_optimizer_gives_its_advice_once_and_a_short_state(emulator, caplog):
+    emulator([gpu()], faults=[{"function": "nvmlDeviceSetPowerManagementLimit", "return": "NO_PERMISSION"}],
+             **EXACT)
+    caplog.set_level(logging.DEBUG, logger="zeus")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        monitor = ZeusMonitor(gpu_indices=[0])
+    emu = Emulator()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")  # no "once" filter helping: the optimizer itself says it once
+            plo = GlobalPowerLimitOptimizer(monitor, **FAST)
+            train(plo, emu, epochs=2, steps_per_epoch=5)
+            plo.on_train_end()
+        advice = [w for w in caught if "CAP_SYS_ADMIN" in str(w.message)]
+        assert len(advice) == 1, [str(w.message) for w in caught]
+        assert advice[0].filename == __file__  # the user's line that built the optimizer
+        assert "training continues at the original power limits" in str(advice[0].message)
+        assert [r.getMessage() for r in caplog.records if "CAP_SYS_ADMIN" in r.getMessage()] == []
+        state = plo.state
+        assert isinstance(state, Disabled)
+        assert "CAP_SYS_ADMIN" not in repr(state) and len(repr(state)) < 200, repr(state)
+        assert repr(state).startswith("Disabled(reason='no permission to change GPU power limits")
+        assert "CAP_SYS_ADMIN" in state.details  # the ways out, when asked for
     finally:
         emu.close()
 

@@ -208,7 +208,7 @@ def test_async_iterator_lets_the_loop_run(client: PowerStreamingClient, daemons:
 def test_get_power_is_empty_before_data(tmp_path: Path) -> None:
     # The daemon's GPU cannot be read: its stream is connected but carries no event.
     scenario = write_scenario(tmp_path / "s", [a40(power_w=100)],
-                              faults=[{"function": "nvmlDeviceGetPowerUsage", "return": "UNKNOWN"}])
+                              faults=[{"function": "nvmlDeviceGetFieldValues", "return": "UNKNOWN"}])
     proc = start_zeusd(tmp_path, scenario, enable="gpu-read")
     try:
         client = PowerStreamingClient([ZeusdConfig.uds(str(tmp_path / "zeusd.sock"))])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import textwrap
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import Iterator
 
 import pytest
 
-from conftest import PYTHON, ZEUSD_BINARY, a40, start_zeusd
+from conftest import PYTHON, ZEUSD_BINARY, a40, start_zeusd, stop_zeusd
 from zeus.exception import ZeusdAuthError, ZeusdCapabilityError, ZeusdConnectionError, ZeusdError
 from zeus.utils.zeusd import ZeusdClient, ZeusdConfig, require_capabilities
 
@@ -52,6 +53,24 @@ def test_config_from_env_prefers_the_socket(monkeypatch: pytest.MonkeyPatch) -> 
         ZeusdClient()
 
 
+def test_an_empty_socket_path_counts_as_unset_as_in_the_native_client(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A port where nothing listens: bound, never listening.
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as refusing:
+        refusing.bind(("127.0.0.1", 0))
+        host_port = f"127.0.0.1:{refusing.getsockname()[1]}"
+        monkeypatch.setenv("ZEUSD_SOCK_PATH", "")
+        monkeypatch.setenv("ZEUSD_HOST_PORT", host_port)
+        monkeypatch.setenv("ZEUSD_TOKEN", "")
+        assert ZeusdConfig.from_env() == ZeusdConfig(host_port=host_port)
+        # The client goes where the configuration says: TCP, not a socket named "".
+        with pytest.raises(ZeusdConnectionError, match="cannot reach zeusd at " + host_port):
+            ZeusdClient()
+    monkeypatch.setenv("ZEUSD_HOST_PORT", "")
+    assert ZeusdConfig.from_env() is None
+    with pytest.raises(ZeusdConnectionError, match="No Zeusd connection configured"):
+        ZeusdClient()
+
+
 def test_unreachable_daemon(tmp_path: Path) -> None:
     with pytest.raises(ZeusdConnectionError, match="cannot reach zeusd at " + str(tmp_path / "none.sock")):
         ZeusdClient(ZeusdConfig.uds(str(tmp_path / "none.sock")))
@@ -71,8 +90,13 @@ def test_client_discovers_sets_and_reads(daemon: Path) -> None:
     assert client.get_time() > 1.7e9
     with pytest.raises(ZeusdError, match="400"):
         client.set_power_limit([0], 5_000)  # below the minimum
-    with pytest.raises(ZeusdError, match="Failed to get_cpu_power"):
+    assert client.get_power_limit_constraints() == {0: (100_000, 300_000), 1: (100_000, 300_000)}
+    assert client.get_persistence_mode([0]) == {0: False}
+    power = client.get_gpu_power()
+    assert power.timestamp_ms > 1.7e12 and set(power.power_mw) == {0, 1}
+    with pytest.raises(ZeusdError, match="failed to get CPU power \\(HTTP 404\\)") as raised:
         client.get_cpu_power()  # cpu-read is not enabled: 404
+    assert type(raised.value) is ZeusdError and raised.value.native_code == 404
     require_capabilities(client, read_gpu=True, control_gpu=True, gpu_ids=[0, 1])
     with pytest.raises(ZeusdCapabilityError) as raised:
         require_capabilities(client, read_cpu=True, gpu_ids=[7])
@@ -104,6 +128,74 @@ def test_auth_errors_are_kept_then_raised_by_require(emulator, tmp_path: Path) -
     finally:
         proc.terminate()
         proc.wait(timeout=60)
+
+
+def _rapl_tree(root: Path) -> None:
+    zone = root / "intel-rapl:0"
+    zone.mkdir(parents=True)
+    (zone / "name").write_text("package-0\n")
+    (zone / "max_energy_range_uj").write_text("262143328850\n")
+    (zone / "energy_uj").write_text("1000\n")
+
+
+def _token(key: Path, scope: str) -> str:
+    return subprocess.run([str(ZEUSD), "token", "issue", "--signing-key-path", str(key), "--user", "bob", "--scope",
+                           scope, "--expires", "1h"], check=True, capture_output=True, text=True).stdout.strip()
+
+
+# Every call of ZeusdClient, with the API group whose scope it needs.
+CALLS = {
+    "get_gpu_energy": ("gpu-read", lambda c: c.get_gpu_energy([0])),
+    "get_gpu_power": ("gpu-read", lambda c: c.get_gpu_power()),
+    "get_persistence_mode": ("gpu-read", lambda c: c.get_persistence_mode()),
+    "get_power_limit": ("gpu-read", lambda c: c.get_power_limit()),
+    "get_power_limit_constraints": ("gpu-read", lambda c: c.get_power_limit_constraints([0])),
+    "set_power_limit": ("gpu-control", lambda c: c.set_power_limit([0], 200_000)),
+    "set_persistence_mode": ("gpu-control", lambda c: c.set_persistence_mode([0], True)),
+    "set_gpu_locked_clocks": ("gpu-control", lambda c: c.set_gpu_locked_clocks([0], 210, 1740)),
+    "reset_gpu_locked_clocks": ("gpu-control", lambda c: c.reset_gpu_locked_clocks([0])),
+    "set_mem_locked_clocks": ("gpu-control", lambda c: c.set_mem_locked_clocks([0], 405, 1215)),
+    "reset_mem_locked_clocks": ("gpu-control", lambda c: c.reset_mem_locked_clocks([0])),
+    "reset_locked_clocks": ("gpu-control", lambda c: c.reset_locked_clocks([0])),
+    "get_cpu_energy": ("cpu-read", lambda c: c.get_cpu_energy([0])),
+    "get_cpu_power": ("cpu-read", lambda c: c.get_cpu_power([0])),
+}
+
+
+def test_a_403_is_zeusd_auth_error_from_every_call(emulator, tmp_path: Path) -> None:
+    """A token without the call's scope: the daemon answers 403, and every call raises ZeusdAuthError (the native
+    error table's row), never a bare ZeusdError."""
+    scenario = emulator([a40(workload=WORKLOAD)], clock="manual")
+    key = tmp_path / "key"
+    key.write_text("a signing key for the test only")
+    key.chmod(0o600)
+    _rapl_tree(tmp_path / "powercap")
+    proc = start_zeusd(tmp_path, scenario, "--signing-key-path", str(key), "--powercap-root",
+                       str(tmp_path / "powercap"), enable="gpu-control,gpu-read,cpu-read")
+    try:
+        groups = ["gpu-control", "gpu-read", "cpu-read"]
+        clients = {}
+        for group in groups:
+            others = ",".join(g for g in groups if g != group)
+            clients[group] = ZeusdClient(ZeusdConfig.uds(str(tmp_path / "zeusd.sock"), token=_token(key, others)))
+            assert clients[group].granted_scopes == set(groups) - {group}
+        for name, (group, call) in CALLS.items():
+            with pytest.raises(ZeusdAuthError) as raised:
+                call(clients[group])
+            assert raised.value.native_code == 403, name
+            assert "403" in str(raised.value), name
+        # With the scope, the same calls pass the daemon's check (the reads, which change nothing).
+        everything = ZeusdClient(ZeusdConfig.uds(str(tmp_path / "zeusd.sock"), token=_token(key, ",".join(groups))))
+        for name, (group, call) in CALLS.items():
+            if name.startswith("get_"):
+                call(everything)
+    finally:
+        stop_zeusd(proc)
+
+
+def test_every_public_call_of_the_client_is_covered() -> None:
+    public = {name for name in vars(ZeusdClient) if not name.startswith("_") and callable(getattr(ZeusdClient, name))}
+    assert public - {"url", "get_time"} == set(CALLS)  # /time needs no token; url() sends nothing
 
 
 SCRIPT = textwrap.dedent("""

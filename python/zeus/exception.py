@@ -24,7 +24,8 @@ INTERNAL                   ZeusInternalError               RuntimeError
 =========================  ==============================  ===================
 
 GPU failures raise Zeus's ``ZeusBaseGPUError`` family (``ZeusGPUInitError``,
-``ZeusGPUNoPermissionError``, ...), CPU failures ``ZeusBaseCPUError``'s and
+``ZeusGPUNoPermissionError``, ...), CPU failures ``ZeusBaseCPUError``'s, SoC
+failures ``ZeusBaseSoCError``'s (``ZeusSoCInitError``, ``ZeusSoCIOError``) and
 the batch-size optimizer's client ``ZeusBSOClientBaseError``'s; each of those
 classes also derives from the class of its kind above. An error answer of the
 batch-size service (any HTTP status) raises ``ZeusBSORuntimError``, as Zeus.
@@ -145,6 +146,56 @@ class ZeusGPUHeterogeneousError(ZeusBaseGPUError, ZeusInvalidArgumentError):
     """The GPUs are of different models where one model is required."""
 
 
+# The rest of Zeus's GPU classes (one per NVML/AMDSMI error it maps). Our native table raises the classes
+# above; these exist so that code written for Zeus can name (and catch) them.
+class ZeusGPUAlreadyInitializedError(ZeusBaseGPUError, ZeusFailedPreconditionError):
+    """The library was initialised already."""
+
+
+class ZeusGPUInsufficientSizeError(ZeusBaseGPUError, ZeusInvalidArgumentError):
+    """A buffer given to the driver was too small."""
+
+
+class ZeusGPUInsufficientPowerError(ZeusBaseGPUError, ZeusFailedPreconditionError):
+    """A power cable is not connected properly."""
+
+
+class ZeusGPUDriverNotLoadedError(ZeusBaseGPUError, ZeusUnavailableError):
+    """The GPU driver is not loaded."""
+
+
+class ZeusGPUIRQError(ZeusBaseGPUError, ZeusInternalError):
+    """The driver saw an interrupt problem with the GPU."""
+
+
+class ZeusGPULibraryNotFoundError(ZeusBaseGPUError, ZeusUnavailableError):
+    """The management library (NVML) was not found."""
+
+
+class ZeusGPUFunctionNotFoundError(ZeusBaseGPUError, ZeusNotSupportedError):
+    """The library lacks the function (driver too old)."""
+
+
+class ZeusGPUCorruptedInfoROMError(ZeusBaseGPUError, ZeusDeviceLostError):
+    """The GPU's InfoROM is corrupted."""
+
+
+class ZeusGPUResetRequiredError(ZeusBaseGPUError, ZeusDeviceLostError):
+    """The GPU needs a reset."""
+
+
+class ZeusGPUOperatingSystemError(ZeusBaseGPUError, ZeusInternalError):
+    """The operating system blocked the call."""
+
+
+class ZeusGPULibRMVersionMismatchError(ZeusBaseGPUError, ZeusUnavailableError):
+    """The library and the kernel driver are of different versions."""
+
+
+class ZeusGPUMemoryError(ZeusBaseGPUError, ZeusInternalError):
+    """The driver ran out of memory."""
+
+
 # CPUs (RAPL).
 class ZeusBaseCPUError(ZeusBaseError):
     """Base class of CPU (RAPL) failures."""
@@ -160,6 +211,44 @@ class ZeusCPUNoPermissionError(ZeusBaseCPUError, ZeusPermissionError):
 
 class ZeusCPUIOError(ZeusBaseCPUError, ZeusIOError):
     """A RAPL counter could not be read."""
+
+
+class ZeusCPUNotFoundError(ZeusBaseCPUError, ZeusNotFoundError):
+    """No CPU package of that index."""
+
+
+class ZeusRAPLNotSupportedError(ZeusBaseCPUError, ZeusNotSupportedError):
+    """RAPL cannot answer (``get_current_rapl_zone_id``: no zone is this process's package)."""
+
+
+class ZeusRAPLFileInitError(ZeusBaseCPUError, ZeusUnavailableError):
+    """A RAPL file (name, energy_uj, max_energy_range_uj) is missing."""
+
+
+# SoCs (NVIDIA Jetson, Apple silicon).
+class ZeusBaseSoCError(ZeusBaseError):
+    """Base class of SoC failures."""
+
+
+class ZeusSoCInitError(ZeusBaseSoCError, ZeusUnavailableError):
+    """No SoC, or it cannot be measured; the message says why."""
+
+
+class ZeusJetsonInitError(ZeusSoCInitError):
+    """Not an NVIDIA Jetson, or no readable power rail on it."""
+
+
+class ZeusAppleInitError(ZeusSoCInitError):
+    """Not Apple silicon (macOS on arm64 only)."""
+
+
+class ZeusSoCIOError(ZeusBaseSoCError, ZeusIOError):
+    """An SoC's power rail could not be read."""
+
+
+# Machines (Zeus's zeus.device.exception; no machine backend here).
+class ZeusBaseMachineError(ZeusBaseError):
+    """Base class of whole-machine power meter failures."""
 
 
 # The batch-size optimizer's client (Zeus's spellings, ``Runtim`` included).

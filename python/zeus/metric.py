@@ -11,8 +11,10 @@ Zeus keep working:
 
 They are thin layers over the C++ helpers of ``zeus::exporter`` (``zeus._native.metric``). Differences from Zeus:
 pushes run on a native background thread (the training loop never waits for the gateway, and an unreachable one is
-logged once per window on stderr instead of printed per push); the cumulative counter and the gauge use a thread
-instead of a spawned process, and the counter chains its sub-windows so that no energy between them is lost.
+logged once per window on the ``zeus.metric`` logger instead of printed per push); the cumulative counter and the
+gauge use a thread instead of a spawned process, and the counter chains its sub-windows so that no energy between
+them is lost. A window's energy outside the histogram's buckets is a ``UserWarning`` whose text names the bucket
+bound but not the value, so Python shows it once per place (Zeus warned with the value, on every window).
 
 The helpers need the native module built with the exporter component (prometheus-cpp). A build without it (the
 wheel of ``make wheel``, or a source build where prometheus-cpp was not found) still imports ``zeus.metric``, but
@@ -77,6 +79,18 @@ class Metric(abc.ABC):
     def end_window(self, name: str, sync_execution: bool = True) -> None:
         """Ends the window ``name`` and pushes."""
 
+    # The three helpers keep a ZeusMonitor (``energy_monitor``) and their native
+    # object (``_native``); a window's begin and end sync the framework first when asked.
+    def _begin_native_window(self, name: str, sync_execution: bool) -> None:
+        if sync_execution:
+            self.energy_monitor._sync()
+        self._native.begin_window(name)
+
+    def _end_native_window(self, name: str, sync_execution: bool) -> None:
+        if sync_execution:
+            self.energy_monitor._sync()
+        self._native.end_window(name)
+
 
 class EnergyHistogram(Metric):
     """Energy per window, per device, as Prometheus histograms.
@@ -120,15 +134,11 @@ class EnergyHistogram(Metric):
 
     def begin_window(self, name: str, sync_execution: bool = True) -> None:
         """Begins the window ``name`` (``ValueError`` if it is open)."""
-        if sync_execution:
-            self.energy_monitor._sync()
-        self._native.begin_window(name)
+        self._begin_native_window(name, sync_execution)
 
     def end_window(self, name: str, sync_execution: bool = True) -> None:
         """Ends the window, observes each device's energy and pushes in the background."""
-        if sync_execution:
-            self.energy_monitor._sync()
-        self._native.end_window(name)
+        self._end_native_window(name, sync_execution)
 
 
 class EnergyCumulativeCounter(Metric):
@@ -160,15 +170,11 @@ class EnergyCumulativeCounter(Metric):
 
     def begin_window(self, name: str, sync_execution: bool = False) -> None:
         """Starts counting under ``window=name`` (``ValueError`` if it is open)."""
-        if sync_execution:
-            self.energy_monitor._sync()
-        self._native.begin_window(name)
+        self._begin_native_window(name, sync_execution)
 
     def end_window(self, name: str, sync_execution: bool = False) -> None:
         """Adds the last partial period, pushes and stops (``ValueError`` for an unknown window)."""
-        if sync_execution:
-            self.energy_monitor._sync()
-        self._native.end_window(name)
+        self._end_native_window(name, sync_execution)
 
 
 class PowerGauge(Metric):
@@ -198,12 +204,8 @@ class PowerGauge(Metric):
 
     def begin_window(self, name: str, sync_execution: bool = False) -> None:
         """Starts sampling (``ValueError`` if ``name`` is open)."""
-        if sync_execution:
-            self.energy_monitor._sync()
-        self._native.begin_window(name)
+        self._begin_native_window(name, sync_execution)
 
     def end_window(self, name: str, sync_execution: bool = False) -> None:
         """Stops sampling (``ValueError`` for an unknown window)."""
-        if sync_execution:
-            self.energy_monitor._sync()
-        self._native.end_window(name)
+        self._end_native_window(name, sync_execution)

@@ -82,6 +82,20 @@ def main() -> None:
                 readable = f"not readable: {e}"
             print(f"  CPU {i}: RAPL {cpus.get_name(i)}, {dram}, {readable}")
 
+    from zeus.device import get_soc
+
+    _section("SoC")
+    try:
+        soc = get_soc()
+    except ZeusBaseError as e:
+        print(f"No SoC: {e}")
+    else:
+        print(f"{type(soc).__name__}: metrics {', '.join(sorted(soc.get_available_metrics())) or 'none'}")
+        for kind, name, files in getattr(soc, "rails", []):
+            print(f"  {kind} rail {name}: {files}")
+        for problem in getattr(soc, "problems", []):
+            print(f"  not measured: {problem}")
+
 
 if __name__ == "__main__":
     main()

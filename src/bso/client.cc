@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "http/http.h"
+#include "http/http_status.h"
 
 namespace zeus::bso {
 
@@ -132,7 +133,7 @@ class BsoClientImpl : public BsoClient {
         return Fail(*last);
       }
       if (r->status >= 200 && r->status < 300) return r;
-      last = Error(ErrorCodeForHttpStatus(r->status), fmt::format("{}: {} (HTTP {})", what, ServerMessage(*r), r->status),
+      last = Error(http::ErrorCodeForHttpStatus(r->status), fmt::format("{}: {} (HTTP {})", what, ServerMessage(*r), r->status),
                    NativeSpace::kHttp, r->status);
       // 503 and 504: the server committed nothing (busy, a database
       // unavailable, a conflict or a statement timed out); try again.
@@ -148,21 +149,6 @@ class BsoClientImpl : public BsoClient {
 };
 
 }  // namespace
-
-ErrorCode ErrorCodeForHttpStatus(int status) {
-  if (status >= 200 && status < 300) return ErrorCode::kOk;
-  switch (status) {
-    case 400:
-    case 422: return ErrorCode::kInvalidArgument;
-    case 403: return ErrorCode::kPermissionDenied;
-    case 404: return ErrorCode::kNotFound;
-    case 409: return ErrorCode::kFailedPrecondition;
-    case 503: return ErrorCode::kUnavailable;
-    case 504: return ErrorCode::kTimeout;
-    default: break;
-  }
-  return status >= 500 ? ErrorCode::kInternal : ErrorCode::kInvalidArgument;
-}
 
 Result<std::unique_ptr<BsoClient>> BsoClient::Create(std::string_view server_url, const ClientOptions& options) {
   HttpClientOptions http;

@@ -1,16 +1,15 @@
 // Copyright 2026 The Zeus C++ Authors.
 //
-// BsoClient against an in-process server, and its HTTP status table.
+// BsoClient against an in-process server. Its HTTP status table is the HTTP
+// layer's (src/http/http_status_test.cc).
 
 #include "zeus/bso/client.h"
 
 #include <chrono>
-#include <map>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "bso/service.h"
 #include "testing/ports.h"
 #include "testing/temp_dir.h"
 #include "zeus/bso/server.h"
@@ -19,42 +18,6 @@ namespace zeus::bso {
 namespace {
 
 using ::testing::HasSubstr;
-
-TEST(ClientStatusTableTest, Table) {
-  const std::vector<std::pair<int, ErrorCode>> table = {
-      {200, ErrorCode::kOk},          {201, ErrorCode::kOk},          {400, ErrorCode::kInvalidArgument},
-      {403, ErrorCode::kPermissionDenied}, {404, ErrorCode::kNotFound}, {405, ErrorCode::kInvalidArgument},
-      {409, ErrorCode::kFailedPrecondition}, {413, ErrorCode::kInvalidArgument}, {422, ErrorCode::kInvalidArgument},
-      {500, ErrorCode::kInternal},    {502, ErrorCode::kInternal},    {503, ErrorCode::kUnavailable},
-      {504, ErrorCode::kTimeout},
-  };
-  for (const auto& [status, code] : table) EXPECT_EQ(ErrorCodeForHttpStatus(status), code) << status;
-}
-
-// The server's table (HttpStatusFor) and the client's are inverse wherever
-// the server's is one-to-one. The lossy entries, each listed with what the
-// client gets back:
-//   kAlreadyExists and kFailedPrecondition share 409 (the original server's
-//     status for both); the client reads kFailedPrecondition, and
-//     RegisterJob, whose only 409 is a taken job id, kAlreadyExists;
-//   kAborted and kUnavailable share 503 (retry later): kUnavailable;
-//   kNotSupported, kDeviceLost, kIoError and kInternal share 500: kInternal.
-TEST(ClientStatusTableTest, RoundTripsTheServersTable) {
-  const std::map<ErrorCode, ErrorCode> lossy = {
-      {ErrorCode::kAlreadyExists, ErrorCode::kFailedPrecondition},
-      {ErrorCode::kAborted, ErrorCode::kUnavailable},
-      {ErrorCode::kNotSupported, ErrorCode::kInternal},
-      {ErrorCode::kDeviceLost, ErrorCode::kInternal},
-      {ErrorCode::kIoError, ErrorCode::kInternal},
-  };
-  for (int i = 0; i <= static_cast<int>(ErrorCode::kInternal); ++i) {
-    const auto code = static_cast<ErrorCode>(i);
-    const int status = HttpStatusFor(code);
-    const auto it = lossy.find(code);
-    const ErrorCode expected = it == lossy.end() ? code : it->second;
-    EXPECT_EQ(ErrorCodeForHttpStatus(status), expected) << ErrorCodeName(code) << " -> HTTP " << status;
-  }
-}
 
 TEST(ClientTest, TalksToTheServer) {
   zeus::testing::TempDir dir;
@@ -86,6 +49,15 @@ TEST(ClientTest, TalksToTheServer) {
   ASSERT_TRUE(r);
   EXPECT_TRUE(r->converged);
   ASSERT_TRUE(client->EndTrial(*trial));  // already reported: a no-op
+
+  // The service's 409 reads back as kFailedPrecondition; RegisterJob's only
+  // 409, a taken job id, as kAlreadyExists.
+  JobSpec taken = *job;
+  taken.default_batch_size = 8;
+  Result<JobSpec> conflict = client->RegisterJob(taken);
+  ASSERT_FALSE(conflict);
+  EXPECT_EQ(conflict.error().code(), ErrorCode::kAlreadyExists);
+  EXPECT_EQ(conflict.error().native_code(), 409);
 
   Result<TrialId> unknown = client->GetBatchSize("c-does-not-exist");
   ASSERT_FALSE(unknown);

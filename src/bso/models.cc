@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "zeus/bso/job_spec_fields.h"
 #include "zeus/optimizer/policy.h"
 
 namespace zeus::bso {
@@ -102,6 +103,26 @@ class Reader {
     return v->get<std::string>();
   }
 
+  // A list of integers that fit in int.
+  std::optional<std::vector<int>> IntegerList(std::string_view field, bool required) {
+    const json* v = Find(field, required);
+    if (v == nullptr || v->is_null()) return std::nullopt;
+    if (!v->is_array()) {
+      Error(field, "value is not a valid list");
+      return std::nullopt;
+    }
+    std::vector<int> out;
+    for (const json& item : *v) {
+      if (!item.is_number_integer() || item.get<std::int64_t>() < std::numeric_limits<int>::min() ||
+          item.get<std::int64_t>() > std::numeric_limits<int>::max()) {
+        Error(field, "every batch size must be an integer");
+        return std::nullopt;
+      }
+      out.push_back(item.get<int>());
+    }
+    return out;
+  }
+
   // True when the field is present and explicitly null.
   bool IsNull(std::string_view field) const {
     const auto it = object_.find(field);
@@ -182,28 +203,63 @@ void CheckJobSpec(JobSpec& spec, std::vector<FieldError>& errors) {
   if (spec.gpu_model.size() > kMaxIdLength) error("gpu_model", fmt::format("longer than {} characters", kMaxIdLength));
 }
 
+template <class T>
+json FieldJson(const T& value) {
+  return json(value);
+}
+template <class T>
+json FieldJson(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
 json SpecToJson(const JobSpec& s) {
   json j;
-  j["job_id"] = s.job_id ? json(*s.job_id) : json(nullptr);
-  j["job_id_prefix"] = s.job_id_prefix;
-  j["batch_sizes"] = s.batch_sizes;
-  j["default_batch_size"] = s.default_batch_size;
-  j["eta_knob"] = s.eta_knob;
-  j["beta_knob"] = s.beta_knob ? json(*s.beta_knob) : json(nullptr);
-  j["target_metric"] = s.target_metric;
-  j["higher_is_better_metric"] = s.higher_is_better_metric;
-  j["max_epochs"] = s.max_epochs;
-  j["num_pruning_rounds"] = s.num_pruning_rounds;
-  j["window_size"] = s.window_size;
-  j["mab_prior_mean"] = s.mab_prior_mean;
-  j["mab_prior_precision"] = s.mab_prior_precision;
-  j["mab_num_explorations"] = s.mab_num_explorations;
-  j["mab_seed"] = s.mab_seed ? json(*s.mab_seed) : json(nullptr);
-  j["max_power"] = s.max_power;
-  j["number_of_gpus"] = s.number_of_gpus;
-  j["gpu_model"] = s.gpu_model;
-  j["policy"] = s.policy;
+  ForEachJobSpecField([&](const auto& field) { j[std::string(field.name)] = FieldJson(s.*field.member); });
   return j;
+}
+
+// A field's value read as type T: nullopt when absent or null (an error
+// recorded when it is required) or of the wrong type (an error recorded).
+template <class T>
+std::optional<T> Get(Reader& r, std::string_view name, bool required);
+template <>
+std::optional<std::string> Get(Reader& r, std::string_view name, bool required) {
+  return r.String(name, required);
+}
+template <>
+std::optional<int> Get(Reader& r, std::string_view name, bool required) {
+  return r.Integer<int>(name, required);
+}
+template <>
+std::optional<std::int64_t> Get(Reader& r, std::string_view name, bool required) {
+  return r.Integer<std::int64_t>(name, required);
+}
+template <>
+std::optional<double> Get(Reader& r, std::string_view name, bool required) {
+  return r.Number(name, required);
+}
+template <>
+std::optional<bool> Get(Reader& r, std::string_view name, bool required) {
+  return r.Bool(name, required);
+}
+template <>
+std::optional<std::vector<int>> Get(Reader& r, std::string_view name, bool required) {
+  return r.IntegerList(name, required);
+}
+
+// Absent or null: the default stays.
+template <class T>
+void ReadField(Reader& r, const JobSpecField<T>& field, JobSpec& spec) {
+  if (std::optional<T> v = Get<T>(r, field.name, field.required)) spec.*field.member = std::move(*v);
+}
+// Null: nullopt; absent: the default stays.
+template <class T>
+void ReadField(Reader& r, const JobSpecField<std::optional<T>>& field, JobSpec& spec) {
+  if (r.IsNull(field.name)) {
+    (spec.*field.member).reset();
+  } else if (std::optional<T> v = Get<T>(r, field.name, false)) {
+    spec.*field.member = std::move(*v);
+  }
 }
 
 template <class T>
@@ -239,43 +295,7 @@ Parsed<JobSpec> ParseJobSpec(std::string_view text) {
   std::vector<FieldError> errors;
   Reader r(*object, errors);
   JobSpec s;
-  s.job_id = r.String("job_id", false);
-  if (auto v = r.String("job_id_prefix", true)) s.job_id_prefix = *v;
-  if (const json* v = r.Find("batch_sizes", true)) {
-    if (!v->is_array()) {
-      r.Error("batch_sizes", "value is not a valid list");
-    } else {
-      for (const json& item : *v) {
-        if (item.is_number_integer() && item.get<std::int64_t>() >= std::numeric_limits<int>::min() &&
-            item.get<std::int64_t>() <= std::numeric_limits<int>::max()) {
-          s.batch_sizes.push_back(item.get<int>());
-        } else {
-          r.Error("batch_sizes", "every batch size must be an integer");
-          break;
-        }
-      }
-    }
-  }
-  if (auto v = r.Integer<int>("default_batch_size", true)) s.default_batch_size = *v;
-  if (auto v = r.Number("eta_knob", false)) s.eta_knob = *v;
-  if (r.IsNull("beta_knob")) {
-    s.beta_knob.reset();
-  } else if (auto v = r.Number("beta_knob", false)) {
-    s.beta_knob = *v;
-  }
-  if (auto v = r.Number("target_metric", false)) s.target_metric = *v;
-  if (auto v = r.Bool("higher_is_better_metric", false)) s.higher_is_better_metric = *v;
-  if (auto v = r.Integer<int>("max_epochs", false)) s.max_epochs = *v;
-  if (auto v = r.Integer<int>("num_pruning_rounds", false)) s.num_pruning_rounds = *v;
-  if (auto v = r.Integer<int>("window_size", false)) s.window_size = *v;
-  if (auto v = r.Number("mab_prior_mean", false)) s.mab_prior_mean = *v;
-  if (auto v = r.Number("mab_prior_precision", false)) s.mab_prior_precision = *v;
-  if (auto v = r.Integer<int>("mab_num_explorations", false)) s.mab_num_explorations = *v;
-  s.mab_seed = r.Integer<std::int64_t>("mab_seed", false);
-  if (auto v = r.Number("max_power", true)) s.max_power = *v;
-  if (auto v = r.Integer<int>("number_of_gpus", true)) s.number_of_gpus = *v;
-  if (auto v = r.String("gpu_model", true)) s.gpu_model = *v;
-  if (auto v = r.String("policy", false)) s.policy = *v;
+  ForEachJobSpecField([&](const auto& field) { ReadField(r, field, s); });
   if (errors.empty()) CheckJobSpec(s, errors);
   return Finish(std::move(s), std::move(errors));
 }

@@ -8,6 +8,10 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "bso/job_spec_test_util.h"
+#include "zeus/bso/job_spec_fields.h"
 
 namespace zeus::bso {
 namespace {
@@ -86,6 +90,42 @@ TEST(ModelsTest, RoundTrips) {
   ASSERT_TRUE(rr);
   EXPECT_TRUE(rr->stop_train);
   EXPECT_FALSE(rr->converged);
+}
+
+// The JSON is made from the field list: every field under its name, and
+// back unchanged (EveryFieldSet differs from the defaults in every field).
+TEST(ModelsTest, EveryFieldOfTheListRoundTripsUnderItsName) {
+  const JobSpec spec = testing::EveryFieldSet();
+  const JobSpec defaults;
+  const nlohmann::json j = nlohmann::json::parse(ToJson(spec));
+  std::size_t fields = 0;
+  ForEachJobSpecField([&](const auto& field) {
+    EXPECT_NE(spec.*field.member, defaults.*field.member) << field.name << ": EveryFieldSet leaves it at the default";
+    EXPECT_TRUE(j.contains(std::string(field.name))) << field.name;
+    ++fields;
+  });
+  EXPECT_EQ(j.size(), fields);
+  Parsed<JobSpec> back = ParseJobSpec(ToJson(spec));
+  ASSERT_TRUE(back) << back.error().Summary();
+  EXPECT_EQ(*back, spec);
+}
+
+// The required fields are the list's, in its order.
+TEST(ModelsTest, RequiredFieldsAreTheListsOwn) {
+  std::vector<std::string> required;
+  ForEachJobSpecField([&](const auto& field) {
+    if (field.required) required.emplace_back(field.name);
+  });
+  EXPECT_EQ(required, (std::vector<std::string>{"job_id_prefix", "batch_sizes", "default_batch_size", "max_power",
+                                                "number_of_gpus", "gpu_model"}));
+  Parsed<JobSpec> empty = ParseJobSpec("{}");
+  ASSERT_FALSE(empty);
+  std::vector<std::string> missing;
+  for (const FieldError& e : empty.error().errors) {
+    EXPECT_EQ(e.msg, "field required");
+    missing.push_back(e.loc.back());
+  }
+  EXPECT_EQ(missing, required);
 }
 
 TEST(ModelsTest, ValidationListsEveryProblem) {

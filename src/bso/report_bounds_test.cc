@@ -20,6 +20,7 @@
 #include "bso/router.h"
 #include "bso/service.h"
 #include "bso/sql/sql_connection.h"
+#include "http/http_status.h"
 #include "testing/postgres.h"
 #include "testing/temp_dir.h"
 #include "zeus/bso/server.h"
@@ -131,7 +132,7 @@ TEST_P(ReportBoundsTest, ACostOutOfRangeIsRefusedAndTheJobGoesOn) {
     Result<ReportResponse> r = Report(first, time, energy);
     ASSERT_FALSE(r) << time << " s, " << energy << " J was accepted";
     EXPECT_EQ(r.error().code(), ErrorCode::kInvalidArgument);
-    EXPECT_EQ(HttpStatusFor(r.error().code()), 400);
+    EXPECT_EQ(http::HttpStatusFor(http::kBsoErrorStatuses, r.error().code()), 400);
     EXPECT_THAT(r.error().message(), HasSubstr("report of trial 1 of job bounds-1"));
     EXPECT_THAT(r.error().message(), HasSubstr("outside what the service can fit (0, or 1e-30 to 1e+30 J)"));
   }
@@ -198,7 +199,7 @@ TEST_P(ReportBoundsTest, ANonFiniteFitIsNeverStored) {
   Result<ReportResponse> r = Report(t, 99, 12345);
   ASSERT_FALSE(r) << "a non-finite fit was stored";
   EXPECT_EQ(r.error().code(), ErrorCode::kFailedPrecondition);
-  EXPECT_EQ(HttpStatusFor(r.error().code()), 409);
+  EXPECT_EQ(http::HttpStatusFor(http::kBsoErrorStatuses, r.error().code()), 409);
   EXPECT_THAT(r.error().message(), HasSubstr("non-finite statistics"));
   EXPECT_THAT(r.error().message(), HasSubstr("DELETE /jobs?job_id=bounds-4 and register it again"));
   const std::vector<ArmRecord> after = Arms("bounds-4");

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "http/http_status.h"
 #include "zeus/bso/models.h"
 
 namespace zeus::bso {
@@ -13,7 +14,9 @@ namespace {
 
 HttpResponse Json(int status, std::string body) { return HttpResponse{status, std::move(body), "application/json"}; }
 
-HttpResponse ErrorResponse(const Error& error) { return Json(HttpStatusFor(error.code()), MessageJson(error.message())); }
+HttpResponse ErrorResponse(const Error& error) {
+  return Json(http::HttpStatusForError(http::kBsoErrorStatuses, error), MessageJson(error.message()));
+}
 
 HttpResponse Invalid(const ValidationError& error) { return Json(422, ToJson(error)); }
 

@@ -4,7 +4,8 @@
 // (../shared/docs/zeus-reference.md 3.1) plus GET /healthz.
 //
 //   request body or query fails validation -> 422 {"detail": [...], "message"}
-//   service error                          -> HttpStatusFor(code) {"message"}
+//   service error                          -> the status of http::kBsoErrorStatuses
+//                                             (src/http/http_status.h) {"message"}
 //   unknown path 404, known path with another method 405 with an Allow header
 //
 // No HEAD has side effects: HEAD is answered as GET (without the body) only

@@ -2,8 +2,9 @@
 //
 // The batch-size optimizer service: the original Zeus server's operations
 // (../shared/docs/zeus-reference.md A10), each run as one database
-// transaction over the state in schema.h, with the policy taken from
-// zeus::optimizer (PruningExplorer replayed over the stored explorations,
+// transaction over the state in schema.h (rows: job_store.h, arms:
+// arm_statistics.h), with the policy taken from zeus::optimizer
+// (policy_replay.h: PruningExplorer replayed over the stored explorations,
 // FitArm, ThompsonChoose, NumpyRandom with its state stored per job).
 //
 // Per-job serialisation lives in the database, so several server processes
@@ -39,50 +40,13 @@
 #include <string>
 #include <vector>
 
+#include "bso/records.h"
 #include "bso/sql/sql_connection.h"
 #include "bso/transaction_runner.h"
 #include "zeus/base/error.h"
 #include "zeus/bso/models.h"
 
 namespace zeus::bso {
-
-enum class TrialStatus { kDispatched, kSucceeded, kFailed };
-std::string_view TrialStatusName(TrialStatus status);
-
-// A stored trial, for inspection and tests.
-struct TrialRecord {
-  std::string job_id;
-  int trial_number = 0;
-  int batch_size = 0;
-  TrialType type = TrialType::kExploration;
-  TrialStatus status = TrialStatus::kDispatched;
-  std::int64_t start_us = 0;  // wall clock, microseconds since the Unix epoch
-  std::optional<std::int64_t> end_us;
-  // The last report that said "keep training" (the client was alive then).
-  std::optional<std::int64_t> last_report_us;
-  std::optional<double> time;
-  std::optional<double> energy;
-  std::optional<bool> converged;
-};
-
-// A stored Thompson-sampling arm: its posterior, and Welford's moments of
-// its rewards (count = num_observations; see arm_statistics.h).
-struct ArmRecord {
-  int batch_size = 0;
-  double mean = 0;
-  double precision = 0;
-  int num_observations = 0;
-  double reward_mean = 0;
-  double reward_m2 = 0;
-};
-
-// A job's mutable state.
-struct JobState {
-  bool bandit_stage = false;  // false: pruning
-  std::optional<double> min_cost;
-  int min_cost_batch_size = 0;
-  int next_trial_number = 1;
-};
 
 struct RegisterResult {
   JobSpec job;   // with job_id set
@@ -187,15 +151,6 @@ class BsoService {
   std::unique_ptr<WalCheckpointer> checkpointer_;
   std::unique_ptr<TransactionRunner> runner_;
 };
-
-// The HTTP status for a service error (one table, tested in
-// service_test.cc, and against the client's ErrorCodeForHttpStatus in
-// client_test.cc): kInvalidArgument 400, kPermissionDenied 403, kNotFound
-// 404, kAlreadyExists and kFailedPrecondition 409 (the original server's
-// status for both), kAborted and kUnavailable 503 (nothing was committed;
-// retry later), kTimeout 504 (a statement was cancelled; nothing was
-// committed), anything else 500.
-int HttpStatusFor(ErrorCode code);
 
 }  // namespace zeus::bso
 

@@ -20,10 +20,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "bso/job_spec_test_util.h"
 #include "bso/schema.h"
 #include "bso/sql/sql_connection.h"
+#include "http/http_status.h"
 #include "testing/postgres.h"
 #include "testing/temp_dir.h"
+#include "testing/result.h"
 #include "zeus/optimizer/batch_size_optimizer.h"
 #include "zeus/optimizer/cost.h"
 #include "zeus/optimizer/policy.h"
@@ -101,7 +104,32 @@ TEST_P(ServiceTest, RegisterIsIdempotentAndRejectsAChangedSpec) {
   Result<RegisterResult> conflict = service_->RegisterJob(changed);
   ASSERT_FALSE(conflict);
   EXPECT_EQ(conflict.error().code(), ErrorCode::kAlreadyExists);
-  EXPECT_EQ(HttpStatusFor(conflict.error().code()), 409);
+  EXPECT_EQ(http::HttpStatusFor(http::kBsoErrorStatuses, conflict.error().code()), 409);
+}
+
+// The bso_job columns are made from the field list: every field is stored
+// and read back (registering again compares the stored spec with the new
+// one).
+TEST_P(ServiceTest, EveryFieldOfTheSpecIsStored) {
+  const JobSpec spec = testing::EveryFieldSet();
+  ASSERT_TRUE(service_->RegisterJob(spec));
+  Result<RegisterResult> again = service_->RegisterJob(spec);
+  ASSERT_TRUE(again) << again.error().message();
+  EXPECT_FALSE(again->created);
+  EXPECT_EQ(again->job, spec);
+}
+
+// Every pooled connection to an in-memory SQLite database would see its own.
+TEST(ServiceOpenTest, RefusesAnInMemoryDatabase) {
+  for (const char* url : {"sqlite://", "sqlite:///:memory:", "SQLite+aiosqlite:///:memory:"}) {
+    Result<std::unique_ptr<BsoService>> service = BsoService::Open(url);
+    ASSERT_FALSE(service) << url;
+    EXPECT_EQ(service.error().code(), ErrorCode::kInvalidArgument);
+    EXPECT_THAT(service.error().message(), HasSubstr("needs a database file"));
+  }
+  Result<std::unique_ptr<BsoService>> unknown = BsoService::Open("mysql://db/zeus");
+  ASSERT_FALSE(unknown);
+  EXPECT_THAT(unknown.error().message(), HasSubstr("unsupported scheme 'mysql'"));
 }
 
 TEST_P(ServiceTest, GeneratesJobIdsFromThePrefix) {
@@ -226,8 +254,7 @@ class ExplorationTimeoutTest : public ServiceTest {
     options.exploration_timeout = timeout;
     options.wall_clock = &clock_;
     Result<std::unique_ptr<BsoService>> s = BsoService::Open(url_, options);
-    EXPECT_TRUE(s) << s.error().message();
-    return s ? std::move(*s) : nullptr;
+    return zeus::testing::Unwrap(std::move(s));
   }
   static TrialId NextOf(BsoService& service) {
     Result<TrialId> t = service.NextBatchSize("job-1");
@@ -716,26 +743,6 @@ TEST_P(LongHistoryTest, HonoursTheJobSpecsPolicy) {
 INSTANTIATE_TEST_SUITE_P(Databases, ServiceTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
 INSTANTIATE_TEST_SUITE_P(Databases, LongHistoryTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
 INSTANTIATE_TEST_SUITE_P(Databases, ExplorationTimeoutTest, ::testing::Values(Db::kSqlite, Db::kPostgres), DbName);
-
-TEST(HttpStatusTest, Table) {
-  const std::vector<std::pair<ErrorCode, int>> table = {
-      {ErrorCode::kOk, 200},
-      {ErrorCode::kInvalidArgument, 400},
-      {ErrorCode::kNotFound, 404},
-      {ErrorCode::kNotSupported, 500},
-      {ErrorCode::kPermissionDenied, 403},
-      {ErrorCode::kUnavailable, 503},
-      {ErrorCode::kDeviceLost, 500},
-      {ErrorCode::kTimeout, 504},
-      {ErrorCode::kIoError, 500},
-      {ErrorCode::kFailedPrecondition, 409},
-      {ErrorCode::kAlreadyExists, 409},
-      {ErrorCode::kAborted, 503},
-      {ErrorCode::kInternal, 500},
-  };
-  ASSERT_EQ(table.size(), static_cast<std::size_t>(ErrorCode::kInternal) + 1);
-  for (const auto& [code, status] : table) EXPECT_EQ(HttpStatusFor(code), status) << ErrorCodeName(code);
-}
 
 }  // namespace
 }  // namespace zeus::bso

@@ -20,6 +20,7 @@
 #include "testing/postgres.h"
 #include "testing/temp_dir.h"
 #include "testing/wait.h"
+#include "testing/result.h"
 
 namespace zeus::bso {
 namespace {
@@ -63,10 +64,9 @@ class TransactionRunnerTest : public ::testing::TestWithParam<Db> {
   }
 
   std::vector<std::int64_t> Keys() {
-    Result<std::vector<SqlRow>> rows = check_->Query("SELECT k FROM t ORDER BY k");
-    EXPECT_TRUE(rows) << rows.error().message();
+    const std::vector<SqlRow> rows = zeus::testing::Unwrap(check_->Query("SELECT k FROM t ORDER BY k"));
     std::vector<std::int64_t> keys;
-    for (const SqlRow& r : *rows) keys.push_back(*r.Int(0));
+    for (const SqlRow& r : rows) keys.push_back(zeus::testing::Unwrap(r.Int(0)));
     return keys;
   }
 

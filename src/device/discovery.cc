@@ -2,15 +2,15 @@
 
 #include "zeus/device/discovery.h"
 
-#include <cstdlib>
-
 #include <fmt/format.h>
 
+#include "device/jetson/jetson_soc.h"
 #include "device/nvml/nvml_error.h"
 #include "device/nvml/nvml_gpu.h"
 #include "device/nvml/nvml_library.h"
 #include "device/nvml/visible_devices.h"
 #include "device/rapl/rapl_cpu.h"
+#include "zeus/device/environment.h"
 
 namespace zeus::device {
 
@@ -28,6 +28,15 @@ std::string_view GpuArchitectureName(GpuArchitecture arch) {
     case GpuArchitecture::kUnknown: break;
   }
   return "unknown";
+}
+
+std::string_view PowerScopeName(PowerScope scope) {
+  switch (scope) {
+    case PowerScope::kGpu: return "gpu";
+    case PowerScope::kModule: return "module";
+    case PowerScope::kUnscoped: break;
+  }
+  return "unscoped";
 }
 
 Result<std::unique_ptr<GpuSet>> OpenGpus(const GpuOptions& options) {
@@ -56,11 +65,7 @@ Result<std::unique_ptr<GpuSet>> OpenGpus(const GpuOptions& options) {
     uuids[i] = uuid;
   }
 
-  std::optional<std::string> spec = options.cuda_visible_devices;
-  if (!spec) {
-    if (const char* env = std::getenv("CUDA_VISIBLE_DEVICES"); env != nullptr) spec = env;
-  }
-  auto visible = nvml::ResolveVisibleDevices(spec, uuids);
+  auto visible = nvml::ResolveVisibleDevices(ChooseCudaVisibleDevices(options.cuda_visible_devices), uuids);
   if (!visible) return Fail(visible.error());
 
   std::string driver_version;
@@ -95,16 +100,25 @@ Result<std::unique_ptr<GpuSet>> OpenGpus(const GpuOptions& options) {
 }
 
 Result<std::unique_ptr<CpuSet>> OpenCpus(const CpuOptions& options) {
-  std::string root = "/sys/class/powercap";
-  if (options.powercap_root) {
-    root = *options.powercap_root;
-  } else if (const char* env = std::getenv("ZEUS_POWERCAP_ROOT"); env != nullptr && *env != '\0') {
-    root = env;
-  }
+  const std::string root = ChoosePowercapRoot(options.powercap_root);
   if (!(options.assumed_max_zone_power_w > 0)) {
     return Fail(ErrorCode::kInvalidArgument, "assumed_max_zone_power_w must be positive");
   }
   return rapl::OpenRaplCpus(root, options, options.clock != nullptr ? *options.clock : SteadyClock());
+}
+
+std::string_view SocRailKindName(SocRailKind kind) {
+  switch (kind) {
+    case SocRailKind::kCpu: return "cpu";
+    case SocRailKind::kGpu: return "gpu";
+    case SocRailKind::kTotal: return "total";
+  }
+  return "total";
+}
+
+Result<std::unique_ptr<Soc>> OpenSoc(const SocOptions& options) {
+  const Clock& clock = options.clock != nullptr ? *options.clock : SteadyClock();
+  return jetson::OpenJetson(ChooseSocRoot(options.root), options.sample_period, clock);
 }
 
 }  // namespace zeus::device

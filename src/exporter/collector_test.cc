@@ -12,6 +12,7 @@
 #include "testing/fake_clock.h"
 #include "testing/fake_gpu.h"
 #include "testing/wait.h"
+#include "testing/result.h"
 
 namespace zeus::exporter {
 namespace {
@@ -37,8 +38,7 @@ class CollectorTest : public ::testing::Test {
     options.hostname = "h1";
     options.log = [this](std::string_view line) { log_.emplace_back(line); };
     auto collector = Collector::Create(gpus_.get(), nullptr, options);
-    EXPECT_TRUE(collector) << collector.error().message();
-    collector_ = std::move(*collector);
+    collector_ = zeus::testing::Unwrap(std::move(collector));
   }
 
   testing::FakeClock clock_;
@@ -65,6 +65,31 @@ TEST_F(CollectorTest, ExportsEveryGpuWithItsLabels) {
   EXPECT_NE(text.find("zeus_exporter_scrape_duration_seconds{hostname=\"h1\"} "), std::string::npos);
   EXPECT_NE(text.find("process_resident_memory_bytes "), std::string::npos);
   EXPECT_TRUE(log_.empty());
+}
+
+TEST(CollectorCarbonTest, EmissionsCounterIsEnergyTimesIntensity) {
+  testing::FakeClock clock;
+  testing::FakeGpuConfig a;
+  a.uuid = "GPU-a";
+  a.power_w = 150;
+  std::vector<std::unique_ptr<device::Gpu>> list;
+  list.push_back(std::make_unique<testing::FakeGpu>(a, clock, 0));
+  device::GpuSet gpus("1.0", std::move(list));
+  CollectorOptions options;
+  options.hostname = "h1";
+  options.carbon_intensity_g_per_kwh = 400.0;
+  options.carbon_zone = "DEU";
+  auto collector = zeus::testing::Unwrap(Collector::Create(&gpus, nullptr, options));
+  clock.Advance(std::chrono::seconds(36));  // 150 W x 36 s = 5400 J = 1.5 Wh -> 0.6 g at 400 g/kWh
+  const std::string text = collector->Scrape();
+  EXPECT_TRUE(Contains(
+      text, R"(zeus_gpu_emissions_grams_total{gpu="0",hostname="h1",model="Fake V100",uuid="GPU-a",zone="DEU"} 0.6)"))
+      << text;
+  EXPECT_NE(text.find("# TYPE zeus_gpu_emissions_grams_total counter"), std::string::npos);
+}
+
+TEST_F(CollectorTest, NoEmissionsWithoutCarbon) {
+  EXPECT_EQ(collector_->Scrape().find("zeus_gpu_emissions_grams_total"), std::string::npos);
 }
 
 // Issue 20: a GPU whose driver call hangs stalled the scrape (and, when only
@@ -103,12 +128,12 @@ TEST_F(CollectorTest, AFailingGpuIsDownAndLoggedOncePerChange) {
     EXPECT_NE(text.find(R"(zeus_gpu_power_limit_watts{gpu="0")"), std::string::npos);
   }
   ASSERT_EQ(log_.size(), 1u);
-  EXPECT_EQ(log_[0], "zeus exporter: GPU 1 is down: GPU is lost");
+  EXPECT_EQ(log_[0], "GPU 1 is down: GPU is lost");
   b_->ClearFailures();
   EXPECT_TRUE(Contains(collector_->Scrape(),
                        R"(zeus_device_up{device="gpu",gpu="1",hostname="h1",model="Fake A40",uuid="GPU-b"} 1)"));
   ASSERT_EQ(log_.size(), 2u);
-  EXPECT_EQ(log_[1], "zeus exporter: GPU 1 is up again");
+  EXPECT_EQ(log_[1], "GPU 1 is up again");
 }
 
 TEST(MetricsServerTest, RejectsAMalformedListenAddress) {

@@ -89,14 +89,20 @@ struct EnergyHistogram::Impl {
 
   void Observe(prometheus::Family<prometheus::Histogram>& family, const std::vector<double>& bounds,
                const std::string& window, std::size_t index, double value, const char* what) {
+    // The value and the device index stay out of the text: the same advice
+    // for every epoch is one warning under a "show once" filter.
     if (value > bounds.back()) {
-      pusher->Log(fmt::format("zeus: warning: {} energy {} J of window \"{}\" ({} {}) exceeds the largest bucket "
-                              "{} J; consider a larger bucket range",
-                              what, value, window, what, index, bounds.back()));
+      pusher->Log(LogLevel::kWarning,
+                  fmt::format("{} energy of window \"{}\" exceeds the largest bucket {:g} J; consider a larger "
+                              "{} bucket range",
+                              what, window, bounds.back(), what),
+                  /*user_warning=*/true);
     } else if (value < bounds.front()) {
-      pusher->Log(fmt::format("zeus: warning: {} energy {} J of window \"{}\" ({} {}) is below the smallest bucket "
-                              "{} J; consider a smaller bucket range",
-                              what, value, window, what, index, bounds.front()));
+      pusher->Log(LogLevel::kWarning,
+                  fmt::format("{} energy of window \"{}\" is below the smallest bucket {:g} J; consider a smaller "
+                              "{} bucket range",
+                              what, window, bounds.front(), what),
+                  /*user_warning=*/true);
     }
     family.Add({{"window", window}, {"index", std::to_string(index)}}, bounds).Observe(value);
   }
@@ -172,7 +178,7 @@ struct EnergyCumulativeCounter::Impl {
 
   void Add(const std::string& window, std::uint64_t window_id, const Result<monitor::Measurement>& m) {
     if (!m) {
-      pusher->Log(fmt::format("zeus: warning: window \"{}\": {}", window, m.error().message()));
+      pusher->Log(LogLevel::kWarning, fmt::format("window \"{}\": {}", window, m.error().message()));
       return;
     }
     {

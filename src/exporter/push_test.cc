@@ -34,7 +34,9 @@ TEST(ParsePushgatewayUrlTest, AcceptsZeusForms) {
   for (const Case& c : {Case{"http://localhost:9091", "http://localhost", "9091"},
                         Case{"localhost:9091", "http://localhost", "9091"},
                         Case{"https://gw.example.com", "https://gw.example.com", "443"},
-                        Case{"http://10.0.0.1/", "http://10.0.0.1", "80"}}) {
+                        Case{"http://10.0.0.1/", "http://10.0.0.1", "80"},
+                        Case{"http://[::1]:9091", "http://[::1]", "9091"},
+                        Case{"https://[fe80::1]", "https://[fe80::1]", "443"}}) {
     auto a = ParsePushgatewayUrl(c.url);
     ASSERT_TRUE(a) << c.url << ": " << a.error().message();
     EXPECT_EQ(a->host, c.host) << c.url;
@@ -48,6 +50,9 @@ TEST(ParsePushgatewayUrlTest, RejectsMalformedUrls) {
     ASSERT_FALSE(a) << url;
     EXPECT_EQ(a.error().code(), ErrorCode::kInvalidArgument) << url;
   }
+  EXPECT_EQ(ParsePushgatewayUrl("http://host:99999").error().message(),
+            "Pushgateway URL 'http://host:99999' has a port that is not a number from 1 to 65535; expected "
+            "http://HOST[:PORT], https://HOST[:PORT] or HOST:PORT (e.g. http://localhost:9091)");
 }
 
 class PushTest : public ::testing::Test {

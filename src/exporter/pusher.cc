@@ -6,11 +6,13 @@
 #include <prometheus/gateway.h>
 
 #include <condition_variable>
-#include <cstdio>
 #include <exception>
 #include <mutex>
 #include <set>
 #include <thread>
+
+#include "http/http_url.h"
+#include "zeus/base/log.h"
 
 namespace zeus::exporter {
 
@@ -33,11 +35,11 @@ struct Pusher::State {
   std::uint64_t attempted = 0;
   std::uint64_t failed = 0;
 
-  void Log(const std::string& line) const {
+  void Log(LogLevel level, const std::string& line, bool user_warning = false) const {
     if (target.log) {
       target.log(line);
     } else {
-      std::fprintf(stderr, "%s\n", line.c_str());
+      zeus::Log({.level = level, .component = kLogComponent, .message = line, .user_warning = user_warning});
     }
   }
 
@@ -69,7 +71,8 @@ struct Pusher::State {
               !what.empty() ? what
               : http_status < 0 ? "cannot connect (is the Pushgateway running at that address?)"
                                 : fmt::format("the Pushgateway answered HTTP {}", http_status);
-          self->Log(fmt::format("zeus: warning: pushing window \"{}\" of job \"{}\" to {} failed: {}; the metrics of "
+          self->Log(LogLevel::kWarning,
+                    fmt::format("pushing window \"{}\" of job \"{}\" to {} failed: {}; the metrics of "
                                 "this window may be incomplete there (logged once per window)",
                                 window, self->target.job, self->target.pushgateway_url, reason));
         }
@@ -80,35 +83,17 @@ struct Pusher::State {
 };
 
 Result<GatewayAddress> ParsePushgatewayUrl(const std::string& url) {
-  std::string rest = url;
-  std::string scheme = "http";
-  if (const auto sep = rest.find("://"); sep != std::string::npos) {
-    scheme = rest.substr(0, sep);
-    rest = rest.substr(sep + 3);
-  }
-  while (!rest.empty() && rest.back() == '/') rest.pop_back();
-  const auto bad = [&](const char* why) {
-    return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("Pushgateway URL \"{}\" {}; give it as http://HOST:PORT (e.g. http://localhost:9091)", url,
-                            why));
-  };
-  if (scheme != "http" && scheme != "https") return bad("has a scheme other than http or https");
-  if (rest.empty()) return bad("has no host");
-  if (rest.find('/') != std::string::npos) return bad("has a path");
+  http::UrlRules rules;
+  rules.what = "Pushgateway URL";
+  rules.expected = "http://HOST[:PORT], https://HOST[:PORT] or HOST:PORT (e.g. http://localhost:9091)";
+  rules.allow_https = true;
+  rules.allow_no_scheme = true;
+  rules.allow_prefix = false;
+  Result<http::HttpUrl> parsed = http::ParseUrl(url, rules);
+  if (!parsed) return Fail(parsed.error());
   GatewayAddress address;
-  std::string host = rest;
-  address.port = scheme == "https" ? "443" : "80";
-  const auto colon = rest.rfind(':');
-  if (colon != std::string::npos && rest.find(']', colon) == std::string::npos) {
-    host = rest.substr(0, colon);
-    address.port = rest.substr(colon + 1);
-    if (address.port.empty() || address.port.find_first_not_of("0123456789") != std::string::npos ||
-        address.port.size() > 5 || std::stoi(address.port) > 65535) {
-      return bad("has a port that is not a number from 0 to 65535");
-    }
-  }
-  if (host.empty()) return bad("has no host");
-  address.host = scheme + "://" + host;
+  address.host = (parsed->scheme == http::UrlScheme::kHttps ? "https://" : "http://") + parsed->url_host();
+  address.port = std::to_string(parsed->port);
   return address;
 }
 
@@ -145,7 +130,7 @@ Pusher::~Pusher() {
                                            [&] { return !state_->pending && !state_->busy; });
   if (!drained) {
     state_->abandoned = true;
-    state_->Log(fmt::format("zeus: warning: a push to {} is still unanswered after {} ms; not waiting for it",
+    state_->Log(LogLevel::kWarning, fmt::format("a push to {} is still unanswered after {} ms; not waiting for it",
                             state_->target.pushgateway_url, state_->target.flush_timeout.count()));
   }
 }
@@ -163,7 +148,9 @@ void Pusher::Request(std::uint64_t window_id, const std::string& window) {
   state_->cv.notify_all();
 }
 
-void Pusher::Log(const std::string& line) const { state_->Log(line); }
+void Pusher::Log(LogLevel level, const std::string& line, bool user_warning) const {
+  state_->Log(level, line, user_warning);
+}
 
 std::uint64_t Pusher::attempted() const {
   std::lock_guard lock(state_->mu);

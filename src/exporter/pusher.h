@@ -15,17 +15,23 @@
 #include <string>
 
 #include "zeus/base/error.h"
+#include "zeus/base/log.h"
 #include "zeus/exporter/push.h"
 
 namespace zeus::exporter {
 
-// Splits "http://host:port", "https://host", "host:port" into prometheus-cpp
-// Gateway's host ("http://host") and port. Errors: kInvalidArgument.
+// Splits "http://host:port", "https://host", "host:port" (http::ParseUrl;
+// port 80 or 443 when absent, no path) into prometheus-cpp Gateway's host
+// ("http://host", "http://[::1]") and port. Errors: kInvalidArgument naming
+// the URL and the accepted forms.
 struct GatewayAddress {
   std::string host;  // with the scheme
   std::string port;
 };
 Result<GatewayAddress> ParsePushgatewayUrl(const std::string& url);
+
+// Who speaks in the push helpers' log records.
+inline constexpr std::string_view kLogComponent = "metric";
 
 class Pusher {
  public:
@@ -41,8 +47,10 @@ class Pusher {
   std::uint64_t NewWindow();
   // Queues a push on behalf of window `window_id` named `window`; returns at once.
   void Request(std::uint64_t window_id, const std::string& window);
-  // Logs through the target's log function.
-  void Log(const std::string& line) const;
+  // Logs through the target's log function, or (without one) the process's
+  // log seam as component kLogComponent ("metric": Python's `zeus.metric`
+  // logger; a user warning goes to Python's `warnings`).
+  void Log(LogLevel level, const std::string& line, bool user_warning = false) const;
 
   std::uint64_t attempted() const;
   std::uint64_t failed() const;

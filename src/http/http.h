@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "http/http_url.h"
 #include "zeus/base/error.h"
 
 namespace zeus::http {
@@ -142,8 +143,8 @@ struct HttpClientOptions {
 class HttpClient {
  public:
   // base_url: "http://host:port" with an optional path prefix that is
-  // prepended to every target. Fails with kInvalidArgument otherwise (https
-  // is not supported; the message says so).
+  // prepended to every target (ParseHttpUrl). Fails with kInvalidArgument
+  // otherwise (https is not supported; the message says so).
   static Result<std::unique_ptr<HttpClient>> Create(std::string_view base_url, const HttpClientOptions& options = {});
   virtual ~HttpClient() = default;
 
@@ -157,14 +158,6 @@ class HttpClient {
 
   virtual const std::string& base_url() const = 0;
 };
-
-// "http://host:port/prefix" -> its parts; kInvalidArgument with the reason.
-struct HttpUrl {
-  std::string host;
-  std::uint16_t port = 80;
-  std::string prefix;  // "" or "/prefix" without a trailing slash
-};
-Result<HttpUrl> ParseHttpUrl(std::string_view url);
 
 // The value of the first header called `name` (any case), or null.
 const std::string* FindHeader(const HttpResponse& response, std::string_view name);

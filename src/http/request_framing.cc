@@ -4,14 +4,10 @@
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
+
 namespace zeus::http::internal {
 namespace {
-
-std::string_view TrimOws(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 std::string Lower(std::string_view s) {
   std::string out(s);
@@ -44,7 +40,7 @@ FramingVerdict CheckRequestTransferEncoding(const std::vector<std::string_view>&
   for (std::string_view value : values) {
     while (true) {
       const std::size_t comma = value.find(',');
-      const std::string_view element = TrimOws(value.substr(0, comma));
+      const std::string_view element = base::Trim(value.substr(0, comma));
       if (!element.empty()) codings.push_back(Lower(element));
       if (comma == std::string_view::npos) break;
       value.remove_prefix(comma + 1);

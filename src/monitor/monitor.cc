@@ -34,7 +34,25 @@ struct Snapshot {
   nanoseconds time{0};
   std::vector<GpuStart> gpus;
   std::vector<CpuStart> cpus;
+  std::optional<device::SocEnergy> soc;
 };
+
+// One kind of an SoC's rails over a window: its energy, or nothing with the
+// failure when a read of it failed in between.
+std::optional<double> SocKindEnergy(const std::optional<device::SocRailEnergy>& begin,
+                                    const std::optional<device::SocRailEnergy>& end, std::string_view window,
+                                    std::vector<Error>& errors) {
+  if (!begin || !end) return std::nullopt;
+  if (end->failed_reads != begin->failed_reads) {
+    // No window name or count in the text: Python's "once per place" filter
+    // must recognise the warning made of it when it repeats.
+    (void)window;
+    errors.push_back(end->last_error.value_or(Error(ErrorCode::kIoError, "a rail read failed"))
+                         .WithContext("a read of this rail failed during the window, so its energy is unknown"));
+    return std::nullopt;
+  }
+  return end->energy_mj - begin->energy_mj;
+}
 
 // Transparent hashing so lookups by string_view do not allocate.
 struct NameHash {
@@ -109,6 +127,7 @@ struct Monitor::Impl {
         snap.cpus[k].error = energy.error();
       }
     }
+    if (options.soc != nullptr) snap.soc = options.soc->TotalEnergy();
     if (at_end) snap.time = clock->Now();
     for (std::size_t k = 0; k < gpu_indices.size(); ++k) {
       if (has_counter[k]) continue;
@@ -314,6 +333,18 @@ Result<Measurement> Monitor::End(std::string_view name, bool cancel, bool restar
   m.name = std::string(name);
   if (cancel) {
     m.cancelled = true;
+    if (impl_->options.soc != nullptr) {
+      // Zeus zeroes a cancelled window's SoC fields that the SoC measures.
+      SocMeasurement zero;
+      for (const device::SocRail& rail : impl_->options.soc->rails()) {
+        switch (rail.kind) {
+          case device::SocRailKind::kCpu: zero.cpu_energy_mj = 0.0; break;
+          case device::SocRailKind::kGpu: zero.gpu_energy_mj = 0.0; break;
+          case device::SocRailKind::kTotal: zero.total_energy_mj = 0.0; break;
+        }
+      }
+      m.soc = std::move(zero);
+    }
     return m;
   }
   Snapshot end = impl_->Take(/*at_end=*/true);
@@ -348,6 +379,13 @@ Result<Measurement> Monitor::End(std::string_view name, bool cancel, bool restar
       m.total_energy_j += c.package_energy_j + c.dram_energy_j.value_or(0.0);
     }
     m.cpus.push_back(std::move(c));
+  }
+  if (begin.soc && end.soc) {
+    SocMeasurement soc;
+    soc.cpu_energy_mj = SocKindEnergy(begin.soc->cpu, end.soc->cpu, name, soc.errors);
+    soc.gpu_energy_mj = SocKindEnergy(begin.soc->gpu, end.soc->gpu, name, soc.errors);
+    soc.total_energy_mj = SocKindEnergy(begin.soc->total, end.soc->total, name, soc.errors);
+    m.soc = std::move(soc);
   }
   impl_->Log(m);
   return m;

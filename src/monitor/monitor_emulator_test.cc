@@ -12,10 +12,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "testing/emulator_clock.h"
-#include "testing/emulator_faults.h"
+#include "emulator/control/control.h"
 #include "testing/temp_dir.h"
 #include "testing/wait.h"
+#include "testing/result.h"
 #include "zeus/device/discovery.h"
 #include "zeus/monitor/monitor.h"
 #include "zeus/monitor/power_monitor.h"
@@ -42,7 +42,7 @@ class MonitorEmulatorTest : public ::testing::Test {
  protected:
   void TearDown() override {
     // Sampling threads blocked in a hang must be let go before they are joined.
-    if (faults_) faults_->Release();
+    if (control_) (void)control_->ReleaseHungCalls();
   }
 
   void Open(json scenario) {
@@ -53,10 +53,15 @@ class MonitorEmulatorTest : public ::testing::Test {
     auto gpus = device::OpenGpus(options);
     ASSERT_TRUE(gpus) << gpus.error().message();
     gpus_ = std::move(*gpus);
-    faults_ = std::make_unique<testing::EmulatorFaults>(ZEUS_TEST_EMULATOR_PATH);
-    if (scenario.value("clock", "") == "manual") {
-      clock_ = std::make_unique<testing::EmulatorClock>(*gpus_, ZEUS_TEST_EMULATOR_PATH);
-    }
+    auto control = emulator::EmulatorControl::Open(ZEUS_TEST_EMULATOR_PATH);
+    ASSERT_TRUE(control) << control.error().message();
+    control_ = std::move(*control);
+    if (scenario.value("clock", "") == "manual") clock_ = std::make_unique<emulator::EmulatorClock>(*control_);
+  }
+
+  // Waits until one of this process's calls is blocked in a hang fault.
+  bool WaitForHungCall() const {
+    return testing::WaitUntil([&] { return control_->HungCalls() >= 1; }, kDeadline);
   }
 
   std::unique_ptr<PowerMonitor> ManualPowerMonitor() {
@@ -64,16 +69,15 @@ class MonitorEmulatorTest : public ::testing::Test {
     options.clock = clock_.get();
     options.start_thread = false;
     auto pm = PowerMonitor::Create(*gpus_, {}, options);
-    EXPECT_TRUE(pm) << pm.error().message();
-    return pm ? std::move(*pm) : nullptr;
+    return zeus::testing::Unwrap(std::move(pm));
   }
 
   testing::TempDir tmp_;
   ScopedEnv no_visible_{"CUDA_VISIBLE_DEVICES", std::nullopt};
   std::unique_ptr<ScopedEnv> config_;
   std::unique_ptr<device::GpuSet> gpus_;
-  std::unique_ptr<testing::EmulatorClock> clock_;
-  std::unique_ptr<testing::EmulatorFaults> faults_;
+  std::unique_ptr<emulator::EmulatorControl> control_;
+  std::unique_ptr<emulator::EmulatorClock> clock_;
 };
 
 // ---- Optional queries a GPU does not support --------------------------------------
@@ -140,16 +144,16 @@ TEST_F(MonitorEmulatorTest, AHungCallOnOneGpuDoesNotStopTheOthersTimelines) {
   options.interval = milliseconds(1);
   auto pm = PowerMonitor::Create(*gpus_, {}, options);  // real clock, sampling threads
   ASSERT_TRUE(pm) << pm.error().message();
-  ASSERT_TRUE(faults_->WaitForHungCalls(1, kDeadline)) << "GPU 1's sampler never reached the hang";
+  ASSERT_TRUE(WaitForHungCall()) << "GPU 1's sampler never reached the hang";
 
   const std::size_t gpu0_before = (*pm)->Timeline(0).size();
   const std::size_t gpu1_before = (*pm)->Timeline(1).size();
   EXPECT_TRUE(testing::WaitUntil([&] { return (*pm)->Timeline(0).size() >= gpu0_before + 20; }, kDeadline))
       << "GPU 0 stopped being sampled while GPU 1's call hung";
-  EXPECT_EQ(faults_->HungCalls(), 1u);                  // still hung ...
+  EXPECT_EQ(control_->HungCalls(), 1u);               // still hung ...
   EXPECT_EQ((*pm)->Timeline(1).size(), gpu1_before);  // ... and GPU 1 got nothing meanwhile
 
-  ASSERT_TRUE(faults_->Release());
+  ASSERT_TRUE(control_->ReleaseHungCalls());
   EXPECT_TRUE(testing::WaitUntil([&] { return (*pm)->Timeline(1).size() >= gpu1_before + 20; }, kDeadline))
       << "GPU 1 was not sampled again after its call returned";
 }
@@ -162,7 +166,7 @@ TEST_F(MonitorEmulatorTest, WindowsDoNotWaitForTheSamplersHungCall) {
   options.power_monitor.interval = milliseconds(1);
   auto monitor = Monitor::Create(gpus_.get(), nullptr, options);
   ASSERT_TRUE(monitor) << monitor.error().message();
-  ASSERT_TRUE(faults_->WaitForHungCalls(1, kDeadline)) << "GPU 1's sampler never reached the hang";
+  ASSERT_TRUE(WaitForHungCall()) << "GPU 1's sampler never reached the hang";
 
   // The training thread's window, run where a stall can be detected.
   auto window = std::async(std::launch::async, [&]() -> Result<Measurement> {
@@ -171,8 +175,8 @@ TEST_F(MonitorEmulatorTest, WindowsDoNotWaitForTheSamplersHungCall) {
   });
   const bool finished = window.wait_for(kDeadline) == std::future_status::ready;
   EXPECT_TRUE(finished) << "the window waited for the sampler's hung call";
-  EXPECT_EQ(faults_->HungCalls(), 1u);  // the sampler's call was hung throughout
-  faults_->Release();
+  EXPECT_EQ(control_->HungCalls(), 1u);  // the sampler's call was hung throughout
+  EXPECT_TRUE(control_->ReleaseHungCalls());
   Result<Measurement> m = window.get();
   ASSERT_TRUE(m) << m.error().message();
   ASSERT_EQ(m->gpus.size(), 2u);
@@ -202,7 +206,7 @@ TEST_F(MonitorEmulatorTest, AWindowOverAHungReadIsUncertain) {
   // one that hangs, has begun.
   ASSERT_TRUE(testing::WaitUntil(
       [&] {
-        if (faults_->HungCalls() >= 1) return true;
+        if (control_->HungCalls() >= 1) return true;
         clock_->SleepFor(milliseconds(10));
         return false;
       },
@@ -222,7 +226,7 @@ TEST_F(MonitorEmulatorTest, AWindowOverAHungReadIsUncertain) {
   // The hung call returns within the next window (1 s long).
   const std::size_t samples = pm->Timeline(1).size();
   ASSERT_TRUE((*monitor)->BeginWindow("returned"));
-  ASSERT_TRUE(faults_->Release());
+  ASSERT_TRUE(control_->ReleaseHungCalls());
   ASSERT_TRUE(testing::WaitUntil([&] { return pm->Timeline(1).size() > samples; }, kDeadline))
       << "GPU 1's read never returned";
   EXPECT_EQ(pm->LateReads(1), 1u);

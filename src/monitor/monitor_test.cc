@@ -13,6 +13,7 @@
 #include "testing/fake_gpu.h"
 #include "testing/rapl_tree.h"
 #include "testing/temp_dir.h"
+#include "testing/result.h"
 #include "zeus/device/discovery.h"
 
 namespace zeus::monitor {
@@ -51,8 +52,7 @@ class MonitorTest : public ::testing::Test {
 
   std::unique_ptr<Monitor> Make(MonitorOptions options, const device::CpuSet* cpus = nullptr) {
     auto m = Monitor::Create(gpus_.get(), cpus, std::move(options));
-    EXPECT_TRUE(m) << m.error().message();
-    return m ? std::move(*m) : nullptr;
+    return zeus::testing::Unwrap(std::move(m));
   }
 
   // Moves time forward, letting the power monitor sample every 100 ms.

@@ -328,6 +328,58 @@ Result<EnergyEstimate> PowerMonitor::Energy(std::size_t gpu, nanoseconds start, 
   return estimate;
 }
 
+namespace {
+
+std::optional<std::uint32_t> DomainMw(const PowerSample& s, PowerDomain domain) {
+  switch (domain) {
+    case PowerDomain::kInstant: return s.instant_mw;
+    case PowerDomain::kAverage: return s.average_mw;
+    case PowerDomain::kMemory: return s.memory_mw;
+  }
+  return std::nullopt;
+}
+
+// The power `watts` held over [from, to] clipped to [start, end], in J.
+double HeldEnergyJ(double watts, nanoseconds from, nanoseconds to, nanoseconds start, nanoseconds end) {
+  const nanoseconds a = std::max(from, start);
+  const nanoseconds b = std::min(to, end);
+  return b > a ? watts * Seconds(b - a) : 0.0;
+}
+
+}  // namespace
+
+Result<EnergyEstimate> PowerMonitor::Energy(std::size_t gpu, nanoseconds start, nanoseconds end,
+                                            PowerDomain domain) const {
+  if (domain == PowerDomain::kInstant) return Energy(gpu, start, end);
+  if (end < start) return Fail(ErrorCode::kInvalidArgument, "the interval ends before it starts");
+  std::lock_guard lock(impl_->mu);
+  const Device* d = impl_->Find(gpu);
+  if (d == nullptr) return Fail(ErrorCode::kNotFound, fmt::format("GPU {} is not monitored", gpu));
+  EnergyEstimate estimate;
+  std::optional<nanoseconds> held_since;  // the previous reading of the domain
+  double held_w = 0.0;
+  for (std::size_t i = 0; i < d->samples.size(); ++i) {
+    const PowerSample& s = d->samples[i].sample;
+    const std::optional<std::uint32_t> mw = DomainMw(s, domain);
+    if (!mw) continue;
+    if (held_since) {
+      estimate.energy_j += HeldEnergyJ(held_w, *held_since, s.time, start, end);
+    } else {
+      // The first reading is held backwards.
+      estimate.extrapolated = start < s.time;
+      estimate.energy_j += HeldEnergyJ(*mw / 1000.0, start, s.time, start, end);
+    }
+    held_since = s.time;
+    held_w = *mw / 1000.0;
+  }
+  if (!held_since) {
+    estimate.extrapolated = true;
+    return estimate;
+  }
+  estimate.energy_j += HeldEnergyJ(held_w, *held_since, end, start, end);
+  return estimate;
+}
+
 Result<PowerStats> PowerMonitor::Stats(std::size_t gpu, nanoseconds start, nanoseconds end) const {
   auto energy = Energy(gpu, start, end);
   if (!energy) return Fail(energy.error());

@@ -13,6 +13,7 @@
 #include "testing/fake_gpu.h"
 #include "testing/temp_dir.h"
 #include "testing/wait.h"
+#include "testing/result.h"
 
 namespace zeus::monitor {
 namespace {
@@ -51,9 +52,7 @@ class PowerMonitorTest : public ::testing::Test {
   std::unique_ptr<PowerMonitor> Make(PowerMonitorOptions options = {}) {
     options.clock = &clock_;
     options.start_thread = false;
-    auto pm = PowerMonitor::Create(*set_, {}, options);
-    EXPECT_TRUE(pm) << pm.error().message();
-    return std::move(*pm);
+    return zeus::testing::Unwrap(PowerMonitor::Create(*set_, {}, options));
   }
 
   // Advances time in steps, sampling after each.
@@ -100,6 +99,39 @@ TEST_F(PowerMonitorTest, StepChangeIsIntegratedExactlyAtSampleTimes) {
   ASSERT_TRUE(stats);
   EXPECT_DOUBLE_EQ(stats->peak_power_w, 200.0);
   EXPECT_DOUBLE_EQ(stats->average_power_w, 145.0);
+}
+
+// GPU 1's average power is read every 500 ms (at 0, 0.5, 1.0, 1.5, 2.0 s):
+// 90 W, then 200 W from the read at 1.5 s, though the draw changed at 1.0 s.
+TEST_F(PowerMonitorTest, SlowDomainsIntegrateTheirOwnReadings) {
+  auto pm = Make({.slow_interval = milliseconds(500)});
+  const auto t0 = clock_.Now();
+  Run(*pm, milliseconds(1000), milliseconds(100));
+  fakes_[1]->SetPowerW(200.0);
+  Run(*pm, milliseconds(1000), milliseconds(100));
+  auto whole = pm->Energy(1, t0, t0 + seconds(2), PowerDomain::kAverage);
+  ASSERT_TRUE(whole);
+  EXPECT_NEAR(whole->energy_j, 90.0 * 1.5 + 200.0 * 0.5, 1e-9);
+  EXPECT_FALSE(whole->extrapolated);
+  // The instant reading changed at the tick after 1.0 s.
+  EXPECT_NEAR(pm->Energy(1, t0, t0 + seconds(2), PowerDomain::kInstant)->energy_j, 90.0 * 1.1 + 200.0 * 0.9, 1e-9);
+  // Clipped at both edges, between readings.
+  EXPECT_NEAR(pm->Energy(1, t0 + milliseconds(1200), t0 + milliseconds(1700), PowerDomain::kAverage)->energy_j,
+              90.0 * 0.3 + 200.0 * 0.2, 1e-9);
+  // The first reading held backwards, the last forwards.
+  auto before = pm->Energy(1, t0 - seconds(1), t0 + milliseconds(250), PowerDomain::kAverage);
+  ASSERT_TRUE(before);
+  EXPECT_NEAR(before->energy_j, 90.0 * 1.25, 1e-9);
+  EXPECT_TRUE(before->extrapolated);
+  EXPECT_NEAR(pm->Energy(1, t0 + seconds(2), t0 + seconds(3), PowerDomain::kAverage)->energy_j, 200.0, 1e-9);
+  EXPECT_EQ(pm->Energy(1, t0, t0, PowerDomain::kAverage)->energy_j, 0.0);
+  // The fake GPU has no memory power: nothing read, nothing integrated.
+  auto memory = pm->Energy(1, t0, t0 + seconds(2), PowerDomain::kMemory);
+  ASSERT_TRUE(memory);
+  EXPECT_EQ(memory->energy_j, 0.0);
+  EXPECT_TRUE(memory->extrapolated);
+  EXPECT_EQ(pm->Energy(1, t0 + seconds(1), t0, PowerDomain::kAverage).error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(pm->Energy(7, t0, t0, PowerDomain::kAverage).error().code(), ErrorCode::kNotFound);
 }
 
 TEST_F(PowerMonitorTest, CumulativeHoldsLastValueBeyondTheLastSample) {

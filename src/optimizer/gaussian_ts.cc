@@ -26,35 +26,42 @@ RewardMoments MomentsOf(std::span<const double> rewards) {
   return moments;
 }
 
-ArmPosterior FitArmNumpy(int arm, std::span<const double> rewards, const GaussianTsOptions& options) {
-  ArmPosterior out{arm, static_cast<int>(rewards.size()), options.prior_mean, options.prior_precision};
-  if (rewards.empty()) return out;
-  const double variance = NumpyVar(rewards);
-  if (variance == 0.0) {
+namespace {
+
+// The one posterior update of the header's fit rule: the prior updated with
+// `count` rewards of mean `mean`, sum `sum` and (known) variance `variance`.
+ArmPosterior UpdatePosterior(int arm, std::int64_t count, double mean, double sum, double variance,
+                             const GaussianTsOptions& options) {
+  ArmPosterior out{arm, static_cast<int>(count), options.prior_mean, options.prior_precision};
+  if (count == 0) return out;
+  const double reward_precision = 1.0 / variance;
+  const double rewards_precision = static_cast<double>(count) * reward_precision;
+  if (std::isinf(rewards_precision)) {
+    // Zero variance, or one whose reciprocal overflows: the rewards are
+    // certain and outweigh any finite prior.
     out.precision = std::numeric_limits<double>::infinity();
-    out.mean = NumpyMean(rewards);
+    out.mean = mean;
     return out;
   }
-  const double reward_precision = 1.0 / variance;
-  out.precision = options.prior_precision + static_cast<double>(rewards.size()) * reward_precision;
-  out.mean = (options.prior_precision * options.prior_mean + reward_precision * NumpySum(rewards)) / out.precision;
+  out.precision = options.prior_precision + rewards_precision;
+  out.mean = (options.prior_precision * options.prior_mean + reward_precision * sum) / out.precision;
   return out;
 }
 
+}  // namespace
+
+ArmPosterior FitArmNumpy(int arm, std::span<const double> rewards, const GaussianTsOptions& options) {
+  if (rewards.empty()) return UpdatePosterior(arm, 0, 0, 0, 0, options);
+  const double sum = NumpySum(rewards);
+  // NumpyMean(rewards), without a third pass.
+  const double mean = sum / static_cast<double>(rewards.size());
+  return UpdatePosterior(arm, static_cast<std::int64_t>(rewards.size()), mean, sum, NumpyVar(rewards), options);
+}
+
 ArmPosterior FitArmFromMoments(int arm, const RewardMoments& moments, const GaussianTsOptions& options) {
-  ArmPosterior out{arm, static_cast<int>(moments.count), options.prior_mean, options.prior_precision};
-  if (moments.count == 0) return out;
+  if (moments.count == 0) return UpdatePosterior(arm, 0, 0, 0, 0, options);
   const auto n = static_cast<double>(moments.count);
-  const double variance = moments.m2 / n;
-  if (variance == 0.0) {
-    out.precision = std::numeric_limits<double>::infinity();
-    out.mean = moments.mean;
-    return out;
-  }
-  const double reward_precision = 1.0 / variance;
-  out.precision = options.prior_precision + n * reward_precision;
-  out.mean = (options.prior_precision * options.prior_mean + reward_precision * (n * moments.mean)) / out.precision;
-  return out;
+  return UpdatePosterior(arm, moments.count, moments.mean, n * moments.mean, moments.m2 / n, options);
 }
 
 ArmPosterior FitArm(int arm, std::span<const double> rewards, const GaussianTsOptions& options) {
@@ -75,19 +82,9 @@ double PooledRelativeVariance(std::span<const RewardMoments> arms, const Gaussia
 
 ArmPosterior FitArmPooled(int arm, const RewardMoments& moments, double relative_variance,
                           const GaussianTsOptions& options) {
-  ArmPosterior out{arm, static_cast<int>(moments.count), options.prior_mean, options.prior_precision};
-  if (moments.count == 0) return out;
   const auto n = static_cast<double>(moments.count);
-  const double variance = relative_variance * moments.mean * moments.mean;
-  if (variance == 0.0) {
-    out.precision = std::numeric_limits<double>::infinity();
-    out.mean = moments.mean;
-    return out;
-  }
-  const double reward_precision = 1.0 / variance;
-  out.precision = options.prior_precision + n * reward_precision;
-  out.mean = (options.prior_precision * options.prior_mean + reward_precision * (n * moments.mean)) / out.precision;
-  return out;
+  return UpdatePosterior(arm, moments.count, moments.mean, n * moments.mean,
+                         relative_variance * moments.mean * moments.mean, options);
 }
 
 std::vector<ArmPosterior> FitArmsPooled(std::span<const int> arms, std::span<const RewardMoments> moments,

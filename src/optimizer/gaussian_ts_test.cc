@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/result.h"
 #include "zeus/optimizer/batch_size_optimizer.h"
+#include "zeus/optimizer/numpy_math.h"
 
 namespace zeus::optimizer {
 namespace {
@@ -16,9 +18,7 @@ namespace {
 const double kInf = std::numeric_limits<double>::infinity();
 
 GaussianTs Make(std::vector<int> arms, GaussianTsOptions options = {}, std::uint64_t seed = 1) {
-  Result<GaussianTs> ts = GaussianTs::Create(std::move(arms), options, seed);
-  EXPECT_TRUE(ts) << ts.error().message();
-  return std::move(*ts);
+  return zeus::testing::Unwrap(GaussianTs::Create(std::move(arms), options, seed));
 }
 
 TEST(GaussianTsTest, FitWithFlatPriorIsSampleMeanAndNOverVariance) {
@@ -45,6 +45,36 @@ TEST(GaussianTsTest, IdenticalRewardsGiveInfinitePrecisionAtTheirMean) {
   ASSERT_TRUE(ts.SetRewards(8, std::vector<double>{-3, -3, -3}));
   EXPECT_EQ(ts.Posteriors()[0].precision, kInf);
   EXPECT_EQ(ts.Posteriors()[0].mean, -3);
+}
+
+// A variance whose reciprocal overflows is as certain as a zero one:
+// precision +inf at the rewards' mean, where the reference's formula gives a
+// NaN mean (inf/inf) or 0. Rewards 0 and 1e-160 have the subnormal variance
+// 2.5e-321; with the informative prior too, in each branch of the fit.
+TEST(GaussianTsTest, VarianceWhoseReciprocalOverflowsIsCertainNotNaN) {
+  const std::vector<double> rewards = {0.0, 1e-160};
+  ASSERT_TRUE(std::isinf(1.0 / NumpyVar(rewards)));
+  for (const GaussianTsOptions& o : {GaussianTsOptions{}, GaussianTsOptions{.prior_mean = 5, .prior_precision = 1}}) {
+    const ArmPosterior numpy = FitArm(8, rewards, o);
+    EXPECT_EQ(numpy.precision, kInf);
+    EXPECT_EQ(numpy.mean, 1e-160 / 2);
+    const ArmPosterior streaming = FitArmFromMoments(8, MomentsOf(rewards), o);
+    EXPECT_EQ(streaming.precision, kInf);
+    EXPECT_EQ(streaming.mean, 1e-160 / 2);
+    // 1/v finite (1e307) but n/v overflowing: the reference's mean is
+    // -1e299 / inf = -0 at infinite precision.
+    const ArmPosterior many = FitArmFromMoments(8, {.count = 100, .mean = -1e-10, .m2 = 1e-305}, o);
+    EXPECT_EQ(many.precision, kInf);
+    EXPECT_EQ(many.mean, -1e-10);
+    // Pooled: 1e-10 x (1e-150)^2 = 1e-310, subnormal.
+    const ArmPosterior pooled = FitArmPooled(8, MomentsOf(std::vector<double>{1e-150, 1e-150}), 1e-10, o);
+    EXPECT_EQ(pooled.precision, kInf);
+    EXPECT_EQ(pooled.mean, 1e-150);
+    GaussianTs ts = Make({8}, o);
+    ASSERT_TRUE(ts.SetRewards(8, rewards));
+    EXPECT_EQ(ts.Posteriors()[0].precision, kInf);
+    EXPECT_EQ(ts.Posteriors()[0].mean, 1e-160 / 2);
+  }
 }
 
 TEST(GaussianTsTest, WindowKeepsOnlyTheNewestRewards) {

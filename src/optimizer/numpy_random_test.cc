@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "optimizer/ziggurat_tables.h"
+#include "testing/reference_data.h"
 
 namespace zeus::optimizer {
 namespace {
@@ -81,7 +82,7 @@ std::vector<std::string> Words(const std::string& s) {
 class NumpyRandomVectorsTest : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override {
-    if (!std::ifstream(kVectorsPath).good()) GTEST_SKIP() << "no shared test data at " << kVectorsPath;
+    ZEUS_REQUIRE_REFERENCE_DATA(kVectorsPath);
     ASSERT_FALSE(vectors_.empty());
   }
   Vectors vectors_;

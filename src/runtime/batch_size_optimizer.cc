@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <mutex>
 
 #include <fmt/format.h>
 
 #include "runtime/exit_restore.h"
+#include "zeus/base/log.h"
 
 namespace zeus::runtime {
 namespace {
@@ -36,9 +36,11 @@ class BatchSizeOptimizer::ExitHook final : public internal::ExitRestorable {
     options.max_attempts = 1;
     Result<std::unique_ptr<bso::BsoClient>> client = bso::BsoClient::Create(server_url_, options);
     Status s = client ? (*client)->EndTrial(trial_) : Status(Fail(client.error()));
-    std::fprintf(stderr, "zeus: batch-size optimizer: %.*s before trial %d of job %s finished; %s\n",
-                 static_cast<int>(why.size()), why.data(), trial_.trial_number, trial_.job_id.c_str(),
-                 s ? "marked it failed on the server" : ("could not mark it failed: " + s.error().message()).c_str());
+    const std::string outcome =
+        s ? std::string("marked it failed on the server") : "could not mark it failed: " + s.error().message();
+    const std::string message =
+        fmt::format("{} before trial {} of job {} finished; {}", why, trial_.trial_number, trial_.job_id, outcome);
+    zeus::Log({.level = LogLevel::kWarning, .component = "batch-size-optimizer", .message = message});
   }
 
   // The run ended normally: nothing to do at exit.

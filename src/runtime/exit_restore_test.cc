@@ -313,6 +313,13 @@ TEST(ExitRestoreTest, RegisteringDoesNotTakeOverAnIgnoredSignal) {
   sigemptyset(&ignore.sa_mask);
   struct sigaction saved {};
   ASSERT_EQ(sigaction(SIGTERM, &ignore, &saved), 0);
+  // SIGINT at its default, whatever this process inherited (a background
+  // job of a shell starts with SIGINT ignored).
+  struct sigaction int_default {};
+  int_default.sa_handler = SIG_DFL;
+  sigemptyset(&int_default.sa_mask);
+  struct sigaction int_saved {};
+  ASSERT_EQ(sigaction(SIGINT, &int_default, &int_saved), 0);
   struct sigaction int_before {};
   sigaction(SIGINT, nullptr, &int_before);
   internal::RegisterForExit(&object);
@@ -324,6 +331,7 @@ TEST(ExitRestoreTest, RegisteringDoesNotTakeOverAnIgnoredSignal) {
   struct sigaction after {};
   sigaction(SIGTERM, nullptr, &after);
   sigaction(SIGTERM, &saved, nullptr);
+  sigaction(SIGINT, &int_saved, nullptr);
   EXPECT_EQ(during.sa_handler, SIG_IGN);
   EXPECT_NE(int_during.sa_handler, int_before.sa_handler);  // SIGINT was not ignored: taken over
   EXPECT_EQ(after.sa_handler, SIG_IGN);

@@ -3,7 +3,6 @@
 #include "zeus/runtime/power_limit_optimizer.h"
 
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <mutex>
 
@@ -17,12 +16,33 @@ namespace {
 
 std::string Watts(std::uint32_t mw) { return fmt::format("{:g} W", mw / 1000.0); }
 
+// The reason first (one sentence: what a short state shows), then the cause,
+// then the ways out, each said once: when the device's error already says how
+// to get the permission (NVML's does), only the daemon is added.
 Error PermissionError(const Error& cause, std::string_view setter) {
+  const bool cause_advises = cause.message().find("CAP_SYS_ADMIN") != std::string::npos;
   return Error(ErrorCode::kPermissionDenied,
-               fmt::format("no permission to change GPU power limits through {} ({}). To optimize power limits, run "
-                           "as root (sudo), or grant CAP_SYS_ADMIN (e.g. docker run --cap-add SYS_ADMIN), or run "
-                           "zeusd (as root) and set ZEUSD_SOCK_PATH to its socket",
-                           setter, cause.message()));
+               fmt::format("no permission to change GPU power limits through {}. {}. {}", setter, cause.message(),
+                           cause_advises ? "Or run zeusd (as root) and set ZEUSD_SOCK_PATH to its socket"
+                                         : "To optimize power limits, run as root (sudo), or grant CAP_SYS_ADMIN "
+                                           "(e.g. docker run --cap-add SYS_ADMIN), or run zeusd (as root) and set "
+                                           "ZEUSD_SOCK_PATH to its socket"));
+}
+
+Status ValidateOptions(const PowerLimitOptimizerOptions& o) {
+  if (o.wait_steps < 0 || o.warmup_steps < 0 || o.profile_steps < 1) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("power-limit optimizer: wait steps and warmup steps must be >= 0 and profile steps >= 1 "
+                            "(got {}, {}, {})",
+                            o.wait_steps, o.warmup_steps, o.profile_steps));
+  }
+  if (!(std::isfinite(o.power_limit_stride_w) && o.power_limit_stride_w >= 0.001)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("power-limit optimizer: the power-limit stride must be > 0 W, got {}",
+                            o.power_limit_stride_w));
+  }
+  if (Status s = ValidateSelector(o.selector); !s) return Fail(s.error().WithContext("power-limit optimizer"));
+  return OkStatus();
 }
 
 }  // namespace
@@ -43,7 +63,7 @@ std::string_view PowerLimitOptimizerStateName(PowerLimitOptimizerState state) {
 struct PowerLimitOptimizer::Shared final : internal::ExitRestorable {
   Shared(const device::GpuSet& gpus_in, std::vector<std::size_t> indices_in, std::vector<std::uint32_t> original_in,
          PowerLimitSetter* setter_in, std::unique_ptr<PowerLimitSetter> owned_in,
-         std::function<void(std::string_view)> log_in)
+         std::function<void(LogLevel, std::string_view, bool)> log_in)
       : gpus(gpus_in), indices(std::move(indices_in)), original(std::move(original_in)), applied(original),
         owned_setter(std::move(owned_in)), setter(setter_in), log(std::move(log_in)) {
     if (setter == nullptr) {
@@ -93,9 +113,9 @@ struct PowerLimitOptimizer::Shared final : internal::ExitRestorable {
     try {
       Status s = Restore();
       if (!s) {
-        log(fmt::format("{}: {}", why, s.error().message()));
+        log(LogLevel::kWarning, fmt::format("{}: {}", why, s.error().message()), false);
       } else {
-        log(fmt::format("{}: original power limits restored", why));
+        log(LogLevel::kInfo, fmt::format("{}: original power limits restored", why), false);
       }
     } catch (...) {
     }
@@ -109,7 +129,7 @@ struct PowerLimitOptimizer::Shared final : internal::ExitRestorable {
   bool restored = false;               // guarded by mu
   std::unique_ptr<PowerLimitSetter> owned_setter;
   PowerLimitSetter* setter;
-  std::function<void(std::string_view)> log;
+  std::function<void(LogLevel, std::string_view, bool)> log;
 };
 
 PowerLimitOptimizer::PowerLimitOptimizer(const device::GpuSet& gpus, monitor::Monitor& monitor,
@@ -121,176 +141,182 @@ PowerLimitOptimizer::PowerLimitOptimizer(const device::GpuSet& gpus, monitor::Mo
 Result<std::unique_ptr<PowerLimitOptimizer>> PowerLimitOptimizer::Create(const device::GpuSet& gpus,
                                                                          monitor::Monitor& monitor,
                                                                          PowerLimitOptimizerOptions options) {
-  const PowerLimitOptimizerOptions& o = options;
-  if (o.wait_steps < 0 || o.warmup_steps < 0 || o.profile_steps < 1) {
-    return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("power-limit optimizer: wait steps and warmup steps must be >= 0 and profile steps >= 1 "
-                            "(got {}, {}, {})",
-                            o.wait_steps, o.warmup_steps, o.profile_steps));
-  }
-  if (!(std::isfinite(o.power_limit_stride_w) && o.power_limit_stride_w >= 0.001)) {
-    return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("power-limit optimizer: the power-limit stride must be > 0 W, got {}",
-                            o.power_limit_stride_w));
-  }
-  if (Status s = ValidateSelector(o.selector); !s) return Fail(s.error().WithContext("power-limit optimizer"));
-
+  if (Status s = ValidateOptions(options); !s) return Fail(s.error());
   std::unique_ptr<PowerLimitOptimizer> self(new PowerLimitOptimizer(gpus, monitor, std::move(options)));
   PowerLimitOptimizer& p = *self;
-  if (!p.options_.log) {
-    p.options_.log = [](std::string_view line) {
-      std::fprintf(stderr, "zeus: power-limit optimizer: %.*s\n", static_cast<int>(line.size()), line.data());
-    };
+  p.SetUpLog();
+  SetupErrors errors;
+  errors.local = p.ReadGpus();
+  if (!errors.local) p.PlanPowerLimits();
+  p.OpenSetter(errors);
+  Result<std::optional<Error>> disable = p.AgreeAcrossRanks(errors);
+  if (!disable) return Fail(disable.error());
+  if (p.options_.restore_on_exit) internal::RegisterForExit(p.shared_.get());
+  if (*disable) {
+    p.Disable(std::move(**disable));
+    return self;
   }
-  if (p.comm_->world_size() > 1) {
-    p.options_.log = [log = p.options_.log, rank = p.comm_->rank()](std::string_view line) {
-      log(fmt::format("rank {}: {}", rank, line));
-    };
-  }
+  Result<bool> loaded = p.UseSavedProfile();
+  if (!loaded) return Fail(loaded.error());
+  if (*loaded) return self;
+  p.state_ = PowerLimitOptimizerState::kReady;
+  p.steps_left_ = p.options_.wait_steps + 1;
+  p.Log(LogLevel::kInfo,
+        fmt::format("will profile {} power limits from {} to {}, {} steps each after {} warmup steps; selector {}",
+                    p.power_limits_mw_.size(), Watts(p.power_limits_mw_.front()), Watts(p.power_limits_mw_.back()),
+                    p.options_.profile_steps, p.options_.warmup_steps, p.options_.selector.Describe()));
+  return self;
+}
 
-  // 1. Read this rank's GPUs.
-  std::optional<Error> local_error;
-  p.gpu_indices_ = monitor.gpu_indices();
-  if (p.gpu_indices_.empty()) local_error = Error(ErrorCode::kInvalidArgument, "the Monitor measures no GPU");
-  for (std::size_t i : p.gpu_indices_) {
-    if (local_error) break;
-    device::Gpu& gpu = gpus.gpu(i);
+std::function<void(LogLevel, std::string_view, bool)> PowerLimitOptimizer::ExitEmit() const {
+  if (!options_.exit_log) return emit_;
+  std::string prefix = comm_->world_size() > 1 ? fmt::format("rank {}: ", comm_->rank()) : std::string();
+  return [log = options_.exit_log, prefix](LogLevel, std::string_view line, bool) {
+    log(prefix.empty() ? std::string(line) : prefix + std::string(line));
+  };
+}
+
+void PowerLimitOptimizer::SetUpLog() {
+  std::string prefix = comm_->world_size() > 1 ? fmt::format("rank {}: ", comm_->rank()) : std::string();
+  if (options_.log) {
+    emit_ = [log = options_.log, prefix](LogLevel, std::string_view line, bool) {
+      log(prefix.empty() ? std::string(line) : prefix + std::string(line));
+    };
+    return;
+  }
+  emit_ = [prefix](LogLevel level, std::string_view line, bool user_warning) {
+    const std::string message = prefix + std::string(line);
+    zeus::Log({.level = level, .component = "power-limit-optimizer", .message = message,
+               .user_warning = user_warning});
+  };
+}
+
+std::optional<Error> PowerLimitOptimizer::ReadGpus() {
+  gpu_indices_ = monitor_.gpu_indices();
+  if (gpu_indices_.empty()) return Error(ErrorCode::kInvalidArgument, "the Monitor measures no GPU");
+  for (std::size_t i : gpu_indices_) {
+    device::Gpu& gpu = gpus_.gpu(i);
     auto name = gpu.Name();
     auto constraints = gpu.PowerLimitConstraintsMw();
     auto limit = gpu.PowerLimitMw();
     if (!name || !constraints || !limit) {
       const Error& e = !name ? name.error() : !constraints ? constraints.error() : limit.error();
-      local_error = e.WithContext(fmt::format("reading GPU {}", i));
-      break;
+      return e.WithContext(fmt::format("reading GPU {}", i));
     }
-    if (p.original_mw_.empty()) {
-      p.gpu_model_ = *name;
-      p.constraints_mw_ = *constraints;
-    } else if (*name != p.gpu_model_ || constraints->min_mw != p.constraints_mw_.min_mw ||
-               constraints->max_mw != p.constraints_mw_.max_mw) {
-      local_error = Error(ErrorCode::kInvalidArgument,
-                          fmt::format("all GPUs must be the same model with the same power-limit constraints; GPU {} "
-                                      "is {} ({}-{}), GPU {} is {} ({}-{})",
-                                      p.gpu_indices_[0], p.gpu_model_, Watts(p.constraints_mw_.min_mw),
-                                      Watts(p.constraints_mw_.max_mw), i, *name, Watts(constraints->min_mw),
-                                      Watts(constraints->max_mw)));
-      break;
+    if (original_mw_.empty()) {
+      gpu_model_ = *name;
+      constraints_mw_ = *constraints;
+    } else if (*name != gpu_model_ || constraints->min_mw != constraints_mw_.min_mw ||
+               constraints->max_mw != constraints_mw_.max_mw) {
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("all GPUs must be the same model with the same power-limit constraints; GPU {} "
+                               "is {} ({}-{}), GPU {} is {} ({}-{})",
+                               gpu_indices_[0], gpu_model_, Watts(constraints_mw_.min_mw),
+                               Watts(constraints_mw_.max_mw), i, *name, Watts(constraints->min_mw),
+                               Watts(constraints->max_mw)));
     }
-    p.original_mw_.push_back(*limit);
+    original_mw_.push_back(*limit);
   }
+  return std::nullopt;
+}
 
-  // 2. The limits to profile: max, max - stride, ..., and always the minimum.
-  if (!local_error) {
-    const auto stride_mw = static_cast<std::uint32_t>(std::llround(p.options_.power_limit_stride_w * 1000.0));
-    for (std::int64_t mw = p.constraints_mw_.max_mw; mw >= p.constraints_mw_.min_mw; mw -= stride_mw) {
-      p.power_limits_mw_.push_back(static_cast<std::uint32_t>(mw));
-    }
-    if (p.power_limits_mw_.back() != p.constraints_mw_.min_mw) p.power_limits_mw_.push_back(p.constraints_mw_.min_mw);
+void PowerLimitOptimizer::PlanPowerLimits() {
+  const auto stride_mw = static_cast<std::uint32_t>(std::llround(options_.power_limit_stride_w * 1000.0));
+  for (std::int64_t mw = constraints_mw_.max_mw; mw >= constraints_mw_.min_mw; mw -= stride_mw) {
+    power_limits_mw_.push_back(static_cast<std::uint32_t>(mw));
   }
+  if (power_limits_mw_.back() != constraints_mw_.min_mw) power_limits_mw_.push_back(constraints_mw_.min_mw);
+}
 
-  // 3. May we change limits? Setting the current limit again changes nothing.
-  // (After a read error the originals are incomplete: nothing is ever set then.)
-  // Without a setter given: through zeusd when it is configured (its errors
-  // are ours: never a silent fallback), else NVML in this process.
+void PowerLimitOptimizer::OpenSetter(SetupErrors& errors) {
   std::unique_ptr<PowerLimitSetter> default_setter;
-  if (!local_error && p.options_.setter == nullptr) {
-    auto made = MakeDefaultPowerLimitSetter(gpus, p.gpu_indices_);
+  if (!errors.local && options_.setter == nullptr) {
+    auto made = MakeDefaultPowerLimitSetter(gpus_, gpu_indices_);
     if (made) {
       default_setter = std::move(*made);
     } else {
-      local_error = made.error();
+      errors.local = made.error();
     }
   }
-  p.shared_ = std::make_unique<Shared>(gpus, local_error ? std::vector<std::size_t>{} : p.gpu_indices_,
-                                       local_error ? std::vector<std::uint32_t>{} : p.original_mw_, p.options_.setter,
-                                       std::move(default_setter), p.options_.log);
-  std::optional<Error> probe_error;
-  if (!local_error) probe_error = p.shared_->Set(p.original_mw_, /*force=*/true);
+  const bool usable = !errors.local;
+  shared_ = std::make_unique<Shared>(gpus_, usable ? gpu_indices_ : std::vector<std::size_t>{},
+                                     usable ? original_mw_ : std::vector<std::uint32_t>{}, options_.setter,
+                                     std::move(default_setter), ExitEmit());
+  if (usable) errors.probe = shared_->Set(original_mw_, /*force=*/true);
+}
 
-  // 4. Agree across ranks: errors, constraints, GPU count.
-  {
-    const double min_w = p.constraints_mw_.min_mw;
-    const double max_w = p.constraints_mw_.max_mw;
-    double maxes[] = {local_error ? 1.0 : 0.0, probe_error ? 1.0 : 0.0, min_w, -min_w, max_w, -max_w};
-    double sums[] = {static_cast<double>(p.original_mw_.size())};
-    if (Status s = p.comm_->AllReduce(maxes, ReduceOp::kMax); !s) return Fail(s.error());
-    if (Status s = p.comm_->AllReduce(sums, ReduceOp::kSum); !s) return Fail(s.error());
-    if (local_error) return Fail(local_error->WithContext("power-limit optimizer"));
-    if (maxes[0] > 0) {
-      return Fail(ErrorCode::kFailedPrecondition,
-                  "power-limit optimizer: another rank could not read its GPUs (see its error)");
-    }
-    if (maxes[2] != -maxes[3] || maxes[4] != -maxes[5]) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  "power-limit optimizer: the ranks' GPUs have different power-limit constraints; all ranks must "
-                  "use the same GPU model");
-    }
-    p.total_gpus_ = static_cast<int>(sums[0]);
-    if (maxes[1] > 0) {
-      Error reason = !probe_error ? Error(ErrorCode::kPermissionDenied,
-                                          "another rank may not change its GPUs' power limits (see its log)")
-                     : probe_error->code() == ErrorCode::kPermissionDenied
-                         ? PermissionError(*probe_error, p.shared_->setter->name())
-                         : *probe_error;
-      if (p.options_.restore_on_exit) internal::RegisterForExit(p.shared_.get());
-      p.Disable(std::move(reason));
-      return self;
-    }
+Result<std::optional<Error>> PowerLimitOptimizer::AgreeAcrossRanks(const SetupErrors& errors) {
+  const double min_w = constraints_mw_.min_mw;
+  const double max_w = constraints_mw_.max_mw;
+  double maxes[] = {errors.local ? 1.0 : 0.0, errors.probe ? 1.0 : 0.0, min_w, -min_w, max_w, -max_w};
+  double sums[] = {static_cast<double>(original_mw_.size())};
+  if (Status s = comm_->AllReduce(maxes, ReduceOp::kMax); !s) return Fail(s.error());
+  if (Status s = comm_->AllReduce(sums, ReduceOp::kSum); !s) return Fail(s.error());
+  if (errors.local) return Fail(errors.local->WithContext("power-limit optimizer"));
+  if (maxes[0] > 0) {
+    return Fail(ErrorCode::kFailedPrecondition,
+                "power-limit optimizer: another rank could not read its GPUs (see its error)");
   }
-  if (p.options_.restore_on_exit) internal::RegisterForExit(p.shared_.get());
+  if (maxes[2] != -maxes[3] || maxes[4] != -maxes[5]) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "power-limit optimizer: the ranks' GPUs have different power-limit constraints; all ranks must "
+                "use the same GPU model");
+  }
+  total_gpus_ = static_cast<int>(sums[0]);
+  if (maxes[1] == 0) return std::optional<Error>();
+  if (!errors.probe) {
+    return std::optional<Error>(
+        Error(ErrorCode::kPermissionDenied, "another rank may not change its GPUs' power limits (see its log)"));
+  }
+  if (errors.probe->code() == ErrorCode::kPermissionDenied) {
+    return std::optional<Error>(PermissionError(*errors.probe, shared_->setter->name()));
+  }
+  return std::optional<Error>(*errors.probe);
+}
 
-  // 5. A saved profile replaces profiling.
+Result<bool> PowerLimitOptimizer::UseSavedProfile() {
+  if (!options_.profile_path) return false;
+  const std::string& path = *options_.profile_path;
   std::optional<PowerLimitProfileFile> profile;
-  if (p.options_.profile_path) {
-    std::optional<Error> profile_error;
-    std::error_code ec;
-    const bool exists = std::filesystem::exists(*p.options_.profile_path, ec);
-    if (exists) {
-      auto loaded = LoadPowerLimitProfile(*p.options_.profile_path);
-      if (!loaded) {
-        profile_error = loaded.error();
+  std::optional<Error> profile_error;
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(path, ec);
+  if (exists) {
+    auto loaded = LoadPowerLimitProfile(path);
+    if (!loaded) {
+      profile_error = loaded.error();
+    } else {
+      PowerLimitProfileExpectation expected{gpu_model_, constraints_mw_, total_gpus_, power_limits_mw_};
+      if (Status s = CheckPowerLimitProfile(*loaded, expected, path); !s) {
+        profile_error = s.error();
       } else {
-        PowerLimitProfileExpectation expected{p.gpu_model_, p.constraints_mw_, p.total_gpus_, p.power_limits_mw_};
-        if (Status s = CheckPowerLimitProfile(*loaded, expected, *p.options_.profile_path); !s) {
-          profile_error = s.error();
-        } else {
-          profile = std::move(*loaded);
-        }
+        profile = std::move(*loaded);
       }
     }
-    double maxes[] = {profile_error ? 1.0 : 0.0, exists ? 1.0 : 0.0, exists ? -1.0 : 0.0};
-    if (Status s = p.comm_->AllReduce(maxes, ReduceOp::kMax); !s) return Fail(s.error());
-    if (profile_error) return Fail(*profile_error);
-    if (maxes[0] > 0) return Fail(ErrorCode::kFailedPrecondition, "another rank rejected the power-limit profile");
-    if (maxes[1] != -maxes[2]) {
-      return Fail(ErrorCode::kFailedPrecondition,
-                  fmt::format("the power-limit profile {} exists for some ranks but not for others; put it on a "
-                              "file system every rank sees",
-                              *p.options_.profile_path));
-    }
   }
-  if (profile) {
-    p.profile_loaded_ = true;
-    p.measurements_ = profile->measurements;
-    p.Log(fmt::format("using the profile {} ({} power limits); no profiling", *p.options_.profile_path,
-                      p.measurements_.size()));
-    p.Finish();
-    return self;
+  double maxes[] = {profile_error ? 1.0 : 0.0, exists ? 1.0 : 0.0, exists ? -1.0 : 0.0};
+  if (Status s = comm_->AllReduce(maxes, ReduceOp::kMax); !s) return Fail(s.error());
+  if (profile_error) return Fail(*profile_error);
+  if (maxes[0] > 0) return Fail(ErrorCode::kFailedPrecondition, "another rank rejected the power-limit profile");
+  if (maxes[1] != -maxes[2]) {
+    return Fail(ErrorCode::kFailedPrecondition,
+                fmt::format("the power-limit profile {} exists for some ranks but not for others; put it on a "
+                            "file system every rank sees",
+                            path));
   }
-
-  p.state_ = PowerLimitOptimizerState::kReady;
-  p.steps_left_ = p.options_.wait_steps + 1;
-  p.Log(fmt::format("will profile {} power limits from {} to {}, {} steps each after {} warmup steps; selector {}",
-                    p.power_limits_mw_.size(), Watts(p.power_limits_mw_.front()), Watts(p.power_limits_mw_.back()),
-                    p.options_.profile_steps, p.options_.warmup_steps, p.options_.selector.Describe()));
-  return self;
+  if (!profile) return false;
+  profile_loaded_ = true;
+  measurements_ = profile->measurements;
+  Log(LogLevel::kInfo, fmt::format("using the profile {} ({} power limits); no profiling", path, measurements_.size()));
+  Finish();
+  return true;
 }
 
 PowerLimitOptimizer::~PowerLimitOptimizer() {
   if (!shared_) return;
   internal::UnregisterForExit(shared_.get());
   if (window_open_) (void)monitor_.EndWindow(WindowName(), /*cancel=*/true);
-  if (Status s = shared_->Restore(); !s) Log(s.error().message());
+  if (Status s = shared_->Restore(); !s) Log(LogLevel::kWarning, s.error().message());
 }
 
 bool PowerLimitOptimizer::restored() const {
@@ -298,7 +324,9 @@ bool PowerLimitOptimizer::restored() const {
   return shared_->restored;
 }
 
-void PowerLimitOptimizer::Log(std::string_view message) const { options_.log(message); }
+void PowerLimitOptimizer::Log(LogLevel level, std::string_view message, bool user_warning) const {
+  emit_(level, message, user_warning);
+}
 
 std::string PowerLimitOptimizer::WindowName() const {
   return fmt::format("__PowerLimitOptimizer_{}mW", power_limits_mw_[limit_index_]);
@@ -399,12 +427,13 @@ void PowerLimitOptimizer::EndProfiling() {
     return;
   }
   if (sums[2] > 0) {
-    Log(fmt::format("the driver rejected the power limit {} ({}); skipping it", Watts(limit_mw),
+    Log(LogLevel::kWarning,
+        fmt::format("the driver rejected the power limit {} ({}); skipping it", Watts(limit_mw),
                     local_rejection_ ? local_rejection_->message() : "on another rank"));
     local_rejection_.reset();
   } else {
     measurements_.push_back({limit_mw / 1000.0, sums[0], maxes[0]});
-    Log(fmt::format("{}: {:.3f} J in {:.6f} s", Watts(limit_mw), sums[0], maxes[0]));
+    Log(LogLevel::kInfo, fmt::format("{}: {:.3f} J in {:.6f} s", Watts(limit_mw), sums[0], maxes[0]));
   }
   if (++limit_index_ < power_limits_mw_.size()) {
     EnterWarmup(power_limits_mw_[limit_index_]);
@@ -437,17 +466,19 @@ void PowerLimitOptimizer::Finish() {
   }
   state_ = PowerLimitOptimizerState::kDone;
   if (options_.observer_mode) {
-    Log(fmt::format("observer mode: the optimal power limit would be {} (selector {}); the original limits stay",
+    Log(LogLevel::kInfo,
+        fmt::format("observer mode: the optimal power limit would be {} (selector {}); the original limits stay",
                     Watts(chosen_mw), options_.selector.Describe()));
   } else {
-    Log(fmt::format("optimal power limit {} (selector {})", Watts(chosen_mw), options_.selector.Describe()));
+    Log(LogLevel::kInfo,
+        fmt::format("optimal power limit {} (selector {})", Watts(chosen_mw), options_.selector.Describe()));
   }
   if (options_.profile_path && !profile_loaded_ && comm_->rank() == 0) {
     PowerLimitProfileFile file{measurements_, gpu_model_, constraints_mw_, total_gpus_};
     if (Status s = SavePowerLimitProfile(*options_.profile_path, file); !s) {
-      Log(fmt::format("could not save the profile: {}", s.error().message()));
+      Log(LogLevel::kWarning, fmt::format("could not save the profile: {}", s.error().message()));
     } else {
-      Log(fmt::format("profile saved to {}", *options_.profile_path));
+      Log(LogLevel::kInfo, fmt::format("profile saved to {}", *options_.profile_path));
     }
   }
 }
@@ -458,9 +489,15 @@ void PowerLimitOptimizer::Disable(Error reason) {
     (void)monitor_.EndWindow(WindowName(), /*cancel=*/true);
   }
   state_ = PowerLimitOptimizerState::kDisabled;
-  Log(fmt::format("{}; training continues at the original power limits, unoptimized", reason.message()));
+  // The reason and its advice, once (a user warning in Python); the state
+  // keeps the reason, not a second copy of the text in the log.
+  Log(LogLevel::kWarning,
+      fmt::format("the power-limit optimizer is disabled: {}; training continues at the original power limits, "
+                  "unoptimized",
+                  reason.message()),
+      /*user_warning=*/true);
   disabled_reason_ = std::move(reason);
-  if (Status s = shared_->Restore(); !s) Log(s.error().message());
+  if (Status s = shared_->Restore(); !s) Log(LogLevel::kWarning, s.error().message());
 }
 
 void PowerLimitOptimizer::OnEpochEnd() {
@@ -470,8 +507,8 @@ void PowerLimitOptimizer::OnEpochEnd() {
     window_open_ = false;
     (void)monitor_.EndWindow(WindowName(), /*cancel=*/true);
   }
-  Log(fmt::format("the epoch ended while profiling {}; it is profiled again from the next step",
-                  Watts(power_limits_mw_[limit_index_])));
+  Log(LogLevel::kInfo, fmt::format("the epoch ended while profiling {}; it is profiled again from the next step",
+                                   Watts(power_limits_mw_[limit_index_])));
   ApplyOriginal();
   state_ = PowerLimitOptimizerState::kReady;
   steps_left_ = 1;

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <ostream>
 #include <map>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "testing/fake_gpu.h"
 #include "testing/test_monitor.h"
 #include "testing/temp_dir.h"
+#include "zeus/base/log.h"
 #include "zeus/runtime/power_limit_profile.h"
 
 namespace zeus::runtime {
@@ -291,6 +293,85 @@ TEST(PowerLimitOptimizerTest, WithoutPermissionTrainingGoesOnUnoptimized) {
   for (int i = 0; i < 30; ++i) job.Step(**optimizer);
   EXPECT_EQ(job.fakes_[0]->power_limit_calls().size(), 1u);  // only the probe
   EXPECT_TRUE(job.monitor_->OpenWindows().empty());
+}
+
+// Without options.log, records go to the process's log seam: events at info
+// level, the Disabled reason once, as a user warning (Python: a UserWarning).
+TEST(PowerLimitOptimizerTest, WithoutALogFunctionRecordsGoToTheLogSeam) {
+  struct Seen {
+    LogLevel level;
+    std::string component;
+    std::string message;
+    bool user_warning;
+  };
+  std::mutex mu;
+  std::vector<Seen> seen;
+  LogSink previous = SetLogSink([&](const LogRecord& r) {
+    std::lock_guard lock(mu);
+    seen.push_back({r.level, std::string(r.component), std::string(r.message), r.user_warning});
+  });
+  {
+    Job job;
+    PowerLimitOptimizerOptions options = job.Options();
+    options.log = nullptr;
+    job.fakes_[0]->FailWith("SetPowerLimitMw", Error(ErrorCode::kPermissionDenied, "power limit needs root"));
+    auto optimizer = PowerLimitOptimizer::Create(*job.gpus_, *job.monitor_, options);
+    ASSERT_TRUE(optimizer) << optimizer.error().message();
+    for (int i = 0; i < 30; ++i) job.Step(**optimizer);
+    EXPECT_TRUE((*optimizer)->OnTrainEnd());
+  }
+  {
+    Job job;
+    PowerLimitOptimizerOptions options = job.Options();
+    options.log = nullptr;
+    auto optimizer = PowerLimitOptimizer::Create(*job.gpus_, *job.monitor_, options);
+    ASSERT_TRUE(optimizer) << optimizer.error().message();
+    for (int i = 0; i < 30; ++i) job.Step(**optimizer);
+  }
+  SetLogSink(previous);
+  std::size_t advice = 0;
+  bool will_profile = false;
+  for (const Seen& r : seen) {
+    EXPECT_EQ(r.component, "power-limit-optimizer");
+    if (r.message.find("CAP_SYS_ADMIN") != std::string::npos) {
+      ++advice;
+      EXPECT_TRUE(r.user_warning);
+      EXPECT_EQ(r.level, LogLevel::kWarning);
+      EXPECT_THAT(r.message, HasSubstr("the power-limit optimizer is disabled: no permission"));
+    } else {
+      EXPECT_FALSE(r.user_warning) << r.message;
+    }
+    if (r.message.starts_with("will profile")) {
+      will_profile = true;
+      EXPECT_EQ(r.level, LogLevel::kInfo);
+    }
+  }
+  EXPECT_EQ(advice, 1u);
+  EXPECT_TRUE(will_profile);
+}
+
+// NVML's own error already says how to get the permission: the reason adds
+// only the daemon, so the advice is not given twice.
+TEST(PowerLimitOptimizerTest, APermissionAdviceIsGivenOnce) {
+  Job job;
+  job.fakes_[0]->FailWith("SetPowerLimitMw",
+                          Error(ErrorCode::kPermissionDenied,
+                                "changing the power limit needs root or CAP_SYS_ADMIN; run as root (sudo), or grant "
+                                "CAP_SYS_ADMIN (e.g. docker run --cap-add SYS_ADMIN)"));
+  auto optimizer = PowerLimitOptimizer::Create(*job.gpus_, *job.monitor_, job.Options());
+  ASSERT_TRUE(optimizer) << optimizer.error().message();
+  ASSERT_TRUE((*optimizer)->disabled_reason());
+  const std::string& message = (*optimizer)->disabled_reason()->message();
+  EXPECT_THAT(message, ::testing::StartsWith("no permission to change GPU power limits through "));
+  const auto count = [&](std::string_view needle) {
+    std::size_t n = 0;
+    for (auto at = message.find(needle); at != std::string::npos; at = message.find(needle, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("run as root (sudo)"), 1u) << message;
+  EXPECT_EQ(count("ZEUSD_SOCK_PATH"), 1u) << message;
+  // The log says it once too.
+  EXPECT_EQ(job.Log().find("run as root (sudo)"), job.Log().rfind("run as root (sudo)")) << job.Log();
 }
 
 TEST(PowerLimitOptimizerTest, ALostGpuMidProfileDisablesAndRestores) {

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "zeus/simulator/trace.h"
+#include "testing/result.h"
 
 namespace zeus::simulator {
 namespace {
@@ -22,13 +23,9 @@ constexpr char kTrainHeader[] = "dataset,network,batch_size,optimizer,learning_r
 constexpr char kPowerHeader[] = "dataset,network,batch_size,optimizer,power_limit,time_per_epoch,average_power\n";
 
 JobTrace Build(const std::string& train_rows, const std::string& power_rows, int default_bs, int max_epochs = 5) {
-  Result<TrainTrace> t = ParseTrainTrace(kTrainHeader + train_rows, "train.csv");
-  EXPECT_TRUE(t) << t.error().message();
-  Result<PowerTrace> p = ParsePowerTrace(kPowerHeader + power_rows, "power.csv", "g");
-  EXPECT_TRUE(p) << p.error().message();
-  Result<JobTrace> job = BuildJobTrace(*t, *p, {"w", "n", "sgd", 0.9, max_epochs, default_bs});
-  EXPECT_TRUE(job) << job.error().message();
-  return *job;
+  const TrainTrace t = zeus::testing::Unwrap(ParseTrainTrace(kTrainHeader + train_rows, "train.csv"));
+  const PowerTrace p = zeus::testing::Unwrap(ParsePowerTrace(kPowerHeader + power_rows, "power.csv", "g"));
+  return zeus::testing::Unwrap(BuildJobTrace(t, p, {"w", "n", "sgd", 0.9, max_epochs, default_bs}));
 }
 
 // Two batch sizes, two limits each; every path reaches the target.

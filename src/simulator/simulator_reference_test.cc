@@ -22,6 +22,7 @@
 #include "zeus/simulator/metrics.h"
 #include "zeus/simulator/simulator.h"
 #include "zeus/simulator/trace.h"
+#include "testing/reference_data.h"
 
 namespace zeus::simulator {
 namespace {
@@ -61,7 +62,9 @@ class ReferenceSimTest : public ::testing::TestWithParam<Case> {
     tries_ = recurrences_ = bandit_ = baselines_ = runs_ = nullptr;
   }
   void SetUp() override {
-    if (tries_ == nullptr) GTEST_SKIP() << "no reference data under " << kReferenceDir;
+    ZEUS_REQUIRE_REFERENCE_DATA(kReferenceDir + "/baselines.csv");
+    ZEUS_REQUIRE_REFERENCE_DATA(TrainTracePath(kTraceDir));
+    ASSERT_NE(tries_, nullptr);
     ASSERT_FALSE(tries_->empty()) << "could not read tries.csv.gz (is gzip installed?)";
     ASSERT_FALSE(recurrences_->empty());
     ASSERT_FALSE(bandit_->empty());

@@ -15,6 +15,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/strings.h"
+
 namespace zeus::zeusd {
 namespace {
 
@@ -27,12 +29,6 @@ struct FreeDeleter {
   void operator()(char* p) const { std::free(p); }  // NOLINT(cppcoreguidelines-no-malloc): libjwt's strings
 };
 using CString = std::unique_ptr<char, FreeDeleter>;
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 Error Invalid(std::string_view why) { return Error(ErrorCode::kPermissionDenied, fmt::format("Invalid token: {}", why)); }
 
@@ -58,11 +54,11 @@ Result<ApiGroup> ParseApiGroup(std::string_view name) {
 
 Result<std::vector<ApiGroup>> ParseApiGroups(std::string_view list) {
   std::vector<bool> present(std::size(kAllApiGroups), false);
-  if (!Trim(list).empty()) {
+  if (!base::Trim(list).empty()) {
     std::string_view rest = list;
     for (;;) {
       const std::size_t comma = rest.find(',');
-      const std::string_view word = Trim(rest.substr(0, comma));
+      const std::string_view word = base::Trim(rest.substr(0, comma));
       if (word.empty()) return Fail(ErrorCode::kInvalidArgument, fmt::format("empty API group in '{}'", list));
       auto group = ParseApiGroup(word);
       if (!group) return Fail(group.error());

@@ -16,9 +16,15 @@
 // not-supported), 401 (no or bad token, with WWW-Authenticate), 403 (a token
 // without the scope, or the driver's no-permission), 404 (a disabled API
 // group whatever the token, an unknown route), 405 (wrong method), 500
-// (another driver error, a failed override command), 503 (a GPU that did not
-// answer within its deadline). Failures of several devices are
-// {"errors": {"<id>": "<message>"}} with the worst status.
+// (another driver error, its not-found and timeout included; a failed
+// override command), 503 (a GPU that did not answer within its deadline).
+// Failures of several devices are {"errors": {"<id>": "<message>"}} with the
+// worst status. An error's status is zeusd's table in the HTTP layer
+// (http::kZeusdErrorStatuses, src/http/http_status.h; answers.h).
+//
+// The parts: middleware.h (the middleware in zeusd's order), gpu_routes.h
+// (GPU writes and reads on each GPU's threads), cpu_routes.h, power_pollers.h
+// (the pollers and the stream routes); daemon.cc holds the route table.
 //
 // A hung driver costs only its GPU. Every driver call runs on a thread of
 // that GPU (one for reads, one for writes, one poller for its stream) and a
@@ -62,10 +68,6 @@
 #include "zeusd/gpu_ops.h"
 
 namespace zeus::zeusd {
-
-// Carries out a GPU write for GPU `gpu_id` (the daemon's index): the driver,
-// or a command override.
-using GpuOpRunner = std::function<Status(device::Gpu& gpu, std::size_t gpu_id, GpuOp op, const GpuOpArgs& args)>;
 
 struct DaemonOptions {
   std::vector<ApiGroup> enabled_groups{ApiGroup::kGpuControl, ApiGroup::kGpuRead, ApiGroup::kCpuRead};
@@ -112,22 +114,22 @@ class Daemon {
   // (zeusd calls _exit). Call once, after the HTTP server has stopped.
   bool StopDeviceThreads(std::chrono::milliseconds deadline);
 
-  // Power polls made so far by the GPU and CPU pollers, per device: what a
-  // test of demand-driven polling watches.
+  // Power polls made so far by the GPU and CPU pollers, per device, and the
+  // times each poller has gone idle (no stream listens; its start included):
+  // what a test of demand-driven polling watches.
   std::vector<std::uint64_t> GpuPollCounts() const;
   std::vector<std::uint64_t> CpuPollCounts() const;
+  std::vector<std::uint64_t> GpuPollerIdles() const;
+  std::vector<std::uint64_t> CpuPollerIdles() const;
 
  private:
   class Impl;
   std::unique_ptr<Impl> impl_;
 };
 
-// The HTTP status for a device error: 400 invalid argument, not supported or
-// not found; 403 permission denied; 503 timeout or unavailable; 500
-// otherwise.
-int HttpStatusForError(const Error& error);
-
-// "00000000:1A:00.0" -> "0000:1a:00.0" (zeusd's dddd:bb:dd.0, function 0);
+// "00000000:1A:00.0" -> "0000:1a:00.0" (zeusd's dddd:bb:dd.0, function 0,
+// lower case, as Linux names the device under /sys/bus/pci/devices); a domain
+// wider than 16 bits keeps its digits ("00010000:01:00.0" -> "10000:01:00.0");
 // the input unchanged when it does not parse.
 std::string ZeusdPciAddress(std::string_view nvml_bus_id);
 

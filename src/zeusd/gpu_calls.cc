@@ -2,6 +2,9 @@
 
 #include "zeusd/gpu_calls.h"
 
+#include <algorithm>
+#include <cstdio>
+
 namespace zeus::zeusd {
 
 using json = nlohmann::json;
@@ -45,7 +48,20 @@ std::optional<Error> HungGpuError(std::size_t id, const base::SerialWorker& work
   return Error(ErrorCode::kUnavailable,
                fmt::format("GPU {} has not answered a driver call ({}) for {:.1f} s; its driver may hang. Other GPUs "
                            "still answer; retry later",
-                           id, role, std::chrono::duration<double>(busy).count()));
+                           id, role, std::chrono::duration<double>(busy).count()),
+               NativeSpace::kHttp, kGpuPastDeadlineStatus);
+}
+
+std::chrono::milliseconds ShutdownDeadline::left() const {
+  return std::max(std::chrono::milliseconds(0),
+                  std::chrono::duration_cast<std::chrono::milliseconds>(end_ - std::chrono::steady_clock::now()));
+}
+
+void ShutdownDeadline::Note(bool stopped, std::string_view what, std::size_t id) {
+  if (stopped) return;
+  clean_ = false;
+  std::fprintf(stderr, "zeusd: %.*s %zu is still inside a driver call; leaving it behind\n",
+               static_cast<int>(what.size()), what.data(), id);
 }
 
 }  // namespace zeus::zeusd

@@ -6,7 +6,9 @@
 #ifndef ZEUS_SRC_ZEUSD_GPU_OPS_H_
 #define ZEUS_SRC_ZEUSD_GPU_OPS_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string_view>
 
@@ -44,6 +46,10 @@ struct GpuOpArgs {
 // Carries out `op` on `gpu` through the driver. kResetLockedClocks resets
 // both domains, attempting both, and reports the first failure.
 Status ApplyGpuOp(device::Gpu& gpu, GpuOp op, const GpuOpArgs& args);
+
+// Carries out a GPU write for GPU `gpu_id` (the daemon's index): the driver,
+// or a command override.
+using GpuOpRunner = std::function<Status(device::Gpu& gpu, std::size_t gpu_id, GpuOp op, const GpuOpArgs& args)>;
 
 }  // namespace zeus::zeusd
 

@@ -21,23 +21,29 @@ std::shared_ptr<Poller> CountingPoller(std::atomic<int>* counter) {
   });
 }
 
+// idles() counts the thread's pauses (the start included): it goes up once the
+// thread waits for a subscriber, where it cannot poll, so a paused thread is
+// the proof that nothing polls, with no sleep to wait for a poll that does not
+// come.
 TEST(PollerTest, PollsOnlyWithSubscribers) {
   std::atomic<int> n{0};
   auto poller = CountingPoller(&n);
-  ::usleep(20'000);
+  ASSERT_TRUE(zeus::testing::WaitUntil([&] { return poller->idles() >= 1; }));
   EXPECT_EQ(poller->polls(), 0u);
+  EXPECT_EQ(n.load(), 0);
   {
     Subscription s({poller});
     ASSERT_TRUE(zeus::testing::WaitUntil([&] { return poller->polls() >= 5; }));
+    EXPECT_EQ(poller->idles(), 1u);
   }
-  std::uint64_t last = poller->polls();
-  ASSERT_TRUE(zeus::testing::WaitUntil([&] {
-    ::usleep(30'000);
-    const bool stable = poller->polls() == last;
-    last = poller->polls();
-    return stable;
-  }));
+  // The subscription has left the poller's list under its lock: the poll
+  // count is final from here on, and the thread pauses again.
+  const std::uint64_t last = poller->polls();
+  ASSERT_TRUE(zeus::testing::WaitUntil([&] { return poller->idles() >= 2; }));
+  EXPECT_EQ(poller->polls(), last);
+  EXPECT_EQ(n.load(), static_cast<int>(last));
   poller->Stop();
+  EXPECT_EQ(poller->polls(), last);
 }
 
 TEST(PollerTest, ResumedIsTrueOnTheFirstPollAfterAPause) {

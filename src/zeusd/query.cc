@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
+
 namespace zeus::zeusd {
 namespace {
 
@@ -42,12 +44,6 @@ Result<std::string> PercentDecode(std::string_view text) {
     }
   }
   return out;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
 }
 
 Error QueryError(std::string_view message) {
@@ -147,11 +143,11 @@ Status QueryFields::Finish() const {
 Result<std::vector<std::size_t>> ParseIdList(std::string_view name, std::string_view value, std::size_t device_count,
                                              std::string_view kind) {
   std::vector<std::size_t> ids;
-  if (Trim(value).empty()) return Fail(ErrorCode::kInvalidArgument, fmt::format("{} must not be empty", name));
+  if (base::Trim(value).empty()) return Fail(ErrorCode::kInvalidArgument, fmt::format("{} must not be empty", name));
   std::string_view rest = value;
   for (;;) {
     const std::size_t comma = rest.find(',');
-    const std::string_view element = Trim(rest.substr(0, comma));
+    const std::string_view element = base::Trim(rest.substr(0, comma));
     if (element.empty()) {
       return Fail(ErrorCode::kInvalidArgument, fmt::format("{} has an empty element: '{}'", name, value));
     }

@@ -1,15 +1,17 @@
 // Copyright 2026 The Zeus C++ Authors.
 
-#include "zeus/zeusd/client.h"
+#include "zeus/zeusd_client/client.h"
 
 #include <algorithm>
 #include <cstdlib>
+#include <stdexcept>
 #include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "http/http_status.h"
 #include "zeusd_client/transport.h"
 
 namespace zeus::zeusd {
@@ -41,22 +43,13 @@ std::string ErrorText(const std::string& body) {
   return body.empty() ? std::string("(empty body)") : body;
 }
 
-ErrorCode CodeForStatus(int status) {
-  switch (status) {
-    case 400: return ErrorCode::kInvalidArgument;
-    case 401:
-    case 403: return ErrorCode::kPermissionDenied;
-    case 404: return ErrorCode::kNotFound;
-    case 503: return ErrorCode::kUnavailable;
-    default: return ErrorCode::kInternal;
-  }
-}
-
+// An error answer to a typed call, with the HTTP layer's reading of its
+// status (src/http/http_status.h) and, for 401 and 404, what to do.
 Error HttpError(std::string_view op, const ZeusdConfig& config, int status, const std::string& body) {
   std::string hint;
   if (status == 401) hint = " Set ZEUSD_TOKEN to a token from `zeusd token issue`.";
   if (status == 404) hint = " Enable the API group with zeusd serve --enable.";
-  return Error(CodeForStatus(status),
+  return Error(http::ErrorCodeForHttpStatus(status),
                fmt::format("zeusd at {}: failed to {} (HTTP {}): {}.{}", config.endpoint(), op, status,
                            ErrorText(body), hint),
                NativeSpace::kHttp, status);
@@ -184,15 +177,74 @@ class ClientImpl final : public ZeusdClient {
     return PerId<std::uint64_t>(*j, "energy_mj");
   }
 
-  Result<std::map<int, std::uint32_t>> GetGpuPowerMw(const std::vector<int>& gpu_ids) override {
+  Status SetGpuLockedClocks(const std::vector<int>& gpu_ids, std::uint32_t min_clock_mhz, std::uint32_t max_clock_mhz,
+                            bool block) override {
+    return Post("lock the GPU clocks", LockedClocksTarget("/gpu/set_gpu_locked_clocks", gpu_ids, min_clock_mhz,
+                                                          max_clock_mhz, block));
+  }
+
+  Status SetMemLockedClocks(const std::vector<int>& gpu_ids, std::uint32_t min_clock_mhz, std::uint32_t max_clock_mhz,
+                            bool block) override {
+    return Post("lock the memory clocks", LockedClocksTarget("/gpu/set_mem_locked_clocks", gpu_ids, min_clock_mhz,
+                                                             max_clock_mhz, block));
+  }
+
+  Status ResetGpuLockedClocks(const std::vector<int>& gpu_ids, bool block) override {
+    return Post("reset the GPU clocks", ResetTarget("/gpu/reset_gpu_locked_clocks", gpu_ids, block));
+  }
+
+  Status ResetMemLockedClocks(const std::vector<int>& gpu_ids, bool block) override {
+    return Post("reset the memory clocks", ResetTarget("/gpu/reset_mem_locked_clocks", gpu_ids, block));
+  }
+
+  Status ResetLockedClocks(const std::vector<int>& gpu_ids, bool block) override {
+    return Post("reset the GPU and memory clocks", ResetTarget("/gpu/reset_locked_clocks", gpu_ids, block));
+  }
+
+  Result<std::map<int, ZeusdPowerLimitRange>> GetPowerLimitRangeMw(const std::vector<int>& gpu_ids) override {
+    auto j = GetJson("get the power limit constraints", WithIds("/gpu/get_power_limit_constraints", "gpu_ids", gpu_ids));
+    if (!j) return Fail(j.error());
+    return EachId<ZeusdPowerLimitRange>(*j, "/gpu/get_power_limit_constraints", [](const json& v) {
+      return ZeusdPowerLimitRange{v.at("min_power_limit_mw").get<std::uint32_t>(),
+                                  v.at("max_power_limit_mw").get<std::uint32_t>()};
+    });
+  }
+
+  Result<std::map<int, bool>> GetPersistenceMode(const std::vector<int>& gpu_ids) override {
+    auto j = GetJson("get persistence mode", WithIds("/gpu/get_persistence_mode", "gpu_ids", gpu_ids));
+    if (!j) return Fail(j.error());
+    return PerId<bool>(*j, "enabled");
+  }
+
+  Result<ZeusdGpuPower> GetGpuPower(const std::vector<int>& gpu_ids) override {
     auto j = GetJson("get GPU power", WithIds("/gpu/get_power", "gpu_ids", gpu_ids));
     if (!j) return Fail(j.error());
-    std::map<int, std::uint32_t> out;
-    try {
-      for (const auto& [id, mw] : j->at("power_mw").items()) out[std::stoi(id)] = mw.get<std::uint32_t>();
-    } catch (const std::exception& e) {
-      return Fail(ErrorCode::kIoError, fmt::format("zeusd's /gpu/get_power answer is malformed: {}", e.what()));
-    }
+    ZeusdGpuPower out;
+    auto time = TimestampMs(*j, "/gpu/get_power");
+    if (!time) return Fail(time.error());
+    out.timestamp_ms = *time;
+    auto power = EachId<std::uint32_t>(j->value("power_mw", json()), "/gpu/get_power",
+                                       [](const json& v) { return v.get<std::uint32_t>(); });
+    if (!power) return Fail(power.error());
+    out.power_mw = std::move(*power);
+    return out;
+  }
+
+  Result<ZeusdCpuPower> GetCpuPower(const std::vector<int>& cpu_ids) override {
+    auto j = GetJson("get CPU power", WithIds("/cpu/get_power", "cpu_ids", cpu_ids));
+    if (!j) return Fail(j.error());
+    ZeusdCpuPower out;
+    auto time = TimestampMs(*j, "/cpu/get_power");
+    if (!time) return Fail(time.error());
+    out.timestamp_ms = *time;
+    auto power = EachId<ZeusdCpuPowerMw>(j->value("power_mw", json()), "/cpu/get_power", [](const json& v) {
+      ZeusdCpuPowerMw p;
+      p.cpu_mw = v.at("cpu_mw").get<std::uint32_t>();
+      if (v.contains("dram_mw") && !v.at("dram_mw").is_null()) p.dram_mw = v.at("dram_mw").get<std::uint32_t>();
+      return p;
+    });
+    if (!power) return Fail(power.error());
+    out.power_mw = std::move(*power);
     return out;
   }
 
@@ -269,6 +321,37 @@ class ClientImpl final : public ZeusdClient {
       return Fail(ErrorCode::kIoError, fmt::format("zeusd's answer lacks '{}': {}", field, e.what()));
     }
     return out;
+  }
+
+  // {"<id>": value, ...} -> id -> decode(value); kIoError naming `route` when
+  // it is not that.
+  template <class T, class Decode>
+  static Result<std::map<int, T>> EachId(const json& j, std::string_view route, Decode decode) {
+    std::map<int, T> out;
+    try {
+      if (!j.is_object()) throw std::invalid_argument("not an object of ids");
+      for (const auto& [id, v] : j.items()) out[std::stoi(id)] = decode(v);
+    } catch (const std::exception& e) {
+      return Fail(ErrorCode::kIoError, fmt::format("zeusd's {} answer is malformed: {}", route, e.what()));
+    }
+    return out;
+  }
+
+  static Result<std::int64_t> TimestampMs(const json& j, std::string_view route) {
+    if (!j.contains("timestamp_ms") || !j.at("timestamp_ms").is_number_integer()) {
+      return Fail(ErrorCode::kIoError, fmt::format("zeusd's {} answer has no timestamp_ms", route));
+    }
+    return j.at("timestamp_ms").get<std::int64_t>();
+  }
+
+  static std::string ResetTarget(std::string_view path, const std::vector<int>& gpu_ids, bool block) {
+    return fmt::format("{}?gpu_ids={}&block={}", path, IdList(gpu_ids), block ? "true" : "false");
+  }
+
+  static std::string LockedClocksTarget(std::string_view path, const std::vector<int>& gpu_ids,
+                                        std::uint32_t min_clock_mhz, std::uint32_t max_clock_mhz, bool block) {
+    return fmt::format("{}?gpu_ids={}&min_clock_mhz={}&max_clock_mhz={}&block={}", path, IdList(gpu_ids),
+                       min_clock_mhz, max_clock_mhz, block ? "true" : "false");
   }
 
   ZeusdConfig config_;

@@ -1,24 +1,19 @@
 // Copyright 2026 The Zeus C++ Authors.
 
-#include "zeus/zeusd/cpu.h"
+#include "zeus/zeusd_client/cpu.h"
 
-#include <cstdlib>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "zeus/device/environment.h"
 
 namespace zeus::zeusd {
 namespace {
 
 // The text of device/rapl's reset error, passed on by the daemon.
 constexpr std::string_view kDaemonResetText = "the counter was reset";
-
-std::string PowercapRoot(const device::CpuOptions& options) {
-  if (options.powercap_root) return *options.powercap_root;
-  if (const char* env = std::getenv("ZEUS_POWERCAP_ROOT"); env != nullptr && *env != '\0') return env;
-  return "/sys/class/powercap";
-}
 
 // Why local RAPL cannot serve this process, or nullopt when it can.
 std::optional<std::string> LocalProblem(const Result<std::unique_ptr<device::CpuSet>>& local,
@@ -128,7 +123,7 @@ Result<OpenedCpus> OpenCpusLocalOrZeusd(const device::CpuOptions& options, const
     out.cpus = std::move(*local);
     return out;
   }
-  const std::string root = PowercapRoot(options);
+  const std::string root = device::ChoosePowercapRoot(options.powercap_root);
   const std::optional<std::string> problem = LocalProblem(local, root);
   if (!problem) {
     out.cpus = std::move(*local);

@@ -8,7 +8,7 @@
 // with its counters missing, an unreachable daemon, a token without the
 // scope, a daemon without the cpu-read group).
 
-#include "zeus/zeusd/cpu.h"
+#include "zeus/zeusd_client/cpu.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -24,6 +24,7 @@
 #include "http/http.h"
 #include "testing/rapl_tree.h"
 #include "testing/temp_dir.h"
+#include "testing/result.h"
 
 namespace zeus::zeusd {
 namespace {
@@ -37,8 +38,7 @@ class FakeDaemon {
     options.unix_socket_path = tmp_.File("zeusd.sock");
     options.threads = 1;
     auto server = http::HttpServer::Start(options, [this](const http::HttpRequest& r) { return Handle(r); });
-    EXPECT_TRUE(server) << server.error().message();
-    server_ = std::move(*server);
+    server_ = zeus::testing::Unwrap(std::move(server));
   }
   ~FakeDaemon() { server_->Shutdown(); }
 
@@ -112,8 +112,7 @@ class FakeDaemon {
 
 std::shared_ptr<ZeusdClient> Connect(const FakeDaemon& daemon, std::string token = "") {
   auto client = ZeusdClient::Connect(daemon.Config(std::move(token)));
-  EXPECT_TRUE(client) << client.error().message();
-  return client ? std::shared_ptr<ZeusdClient>(std::move(*client)) : nullptr;
+  return std::shared_ptr<ZeusdClient>(zeus::testing::Unwrap(std::move(client)));
 }
 
 TEST(ZeusdCpuTest, EnergyIsTheDaemonsCountSinceOpenWithDramFromDiscover) {

@@ -5,7 +5,7 @@
 // /cpu/stream_power; one mutex over every timeline and status, and a
 // sequence counter with a condition variable for WaitForUpdate().
 
-#include "zeus/zeusd/power_streaming.h"
+#include "zeus/zeusd_client/power_streaming.h"
 
 #include <pthread.h>
 

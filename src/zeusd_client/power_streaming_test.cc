@@ -8,7 +8,7 @@
 // prompt Stop() while the stream is blocked in a read, and a silent stream
 // reconnected after stall_timeout.
 
-#include "zeus/zeusd/power_streaming.h"
+#include "zeus/zeusd_client/power_streaming.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -25,6 +25,7 @@
 #include "testing/fake_clock.h"
 #include "testing/temp_dir.h"
 #include "testing/wait.h"
+#include "testing/result.h"
 
 namespace zeus::zeusd {
 namespace {
@@ -42,8 +43,7 @@ class FakeDaemon {
     options.unix_socket_path = tmp_.File("zeusd.sock");
     options.threads = 2;
     auto server = http::HttpServer::Start(options, [this](const http::HttpRequest& r) { return Handle(r); });
-    EXPECT_TRUE(server) << server.error().message();
-    server_ = std::move(*server);
+    server_ = zeus::testing::Unwrap(std::move(server));
   }
   ~FakeDaemon() { server_->Shutdown(); }
 

@@ -17,7 +17,7 @@
 
 #include "zeus/base/clock.h"
 #include "zeus/base/error.h"
-#include "zeus/zeusd/power_streaming.h"
+#include "zeus/zeusd_client/power_streaming.h"
 
 namespace zeus::zeusd::internal {
 

@@ -29,6 +29,7 @@
 
 #include "http/http.h"
 #include "bso/service.h"
+#include "bso/sql/sql_connection.h"
 #include "testing/ports.h"
 #include "testing/postgres.h"
 #include "testing/subprocess.h"
@@ -397,22 +398,43 @@ TEST_P(BsoServerTest, SigkillMidLoadLosesNoAcknowledgedReport) {
 
 // A client that dies mid-exploration (SIGKILL: no exit hook runs) never
 // reports; with --exploration-timeout the job's next request fails that
-// exploration and explores the same batch size again.
+// exploration and explores the same batch size again. Time is moved rather
+// than waited for: the orphan's dispatch is moved two timeouts into the past
+// in the database, which is all the server compares with its clock.
 TEST_P(BsoServerTest, AnExplorationWhoseClientDiedTimesOut) {
-  Server server(dir_, "s", database_, 0, {"--exploration-timeout", "1"});
+  Server server(dir_, "s", database_, 0, {"--exploration-timeout", "3600"});
   ASSERT_FALSE(server.url().empty());
   auto client = std::move(*BsoClient::Create(server.url()));
   ASSERT_TRUE(client->RegisterJob(Spec("it-orphan", 1)));
   Result<TrialId> orphan = client->GetBatchSize("it-orphan");
   ASSERT_TRUE(orphan) << orphan.error().message();
   ASSERT_EQ(orphan->type, TrialType::kExploration);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // Within the timeout the exploration still runs: the next run gets a
+  // concurrent trial.
+  Result<TrialId> concurrent = client->GetBatchSize("it-orphan");
+  ASSERT_TRUE(concurrent) << concurrent.error().message();
+  EXPECT_EQ(concurrent->type, TrialType::kConcurrent);
+
+  Result<std::unique_ptr<SqlConnection>> db = OpenSqlConnection(database_);
+  ASSERT_TRUE(db) << db.error().message();
+  const std::vector<SqlValue> params = {std::int64_t{2 * 3600 * 1'000'000LL}, orphan->job_id,
+                                        std::int64_t{orphan->trial_number}};
+  Result<std::int64_t> moved = (*db)->Execute(
+      "UPDATE bso_trial SET start_us = start_us - $1 WHERE job_id = $2 AND trial_number = $3", params);
+  ASSERT_TRUE(moved) << moved.error().message();
+  ASSERT_EQ(*moved, 1);
+
   Result<TrialId> retry = client->GetBatchSize("it-orphan");
   ASSERT_TRUE(retry) << retry.error().message();
   EXPECT_EQ(retry->type, TrialType::kExploration);
   EXPECT_EQ(retry->batch_size, orphan->batch_size);
-  EXPECT_EQ(retry->trial_number, orphan->trial_number + 1);
-  EXPECT_THAT(server.log(), HasSubstr(R"("exploration_timeout_s":1)"));
+  EXPECT_EQ(retry->trial_number, concurrent->trial_number + 1);
+  Result<std::unique_ptr<BsoService>> service = BsoService::Open(database_);
+  ASSERT_TRUE(service) << service.error().message();
+  Result<std::vector<TrialRecord>> trials = (*service)->Trials("it-orphan");
+  ASSERT_TRUE(trials && trials->size() == 3u);
+  EXPECT_EQ((*trials)[0].status, TrialStatus::kFailed) << "the orphan";
+  EXPECT_THAT(server.log(), HasSubstr(R"("exploration_timeout_s":3600)"));
 }
 
 // zeus-emulated-train as a recurring job: each process is one run of the

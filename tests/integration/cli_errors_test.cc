@@ -23,6 +23,7 @@
 #include "testing/subprocess.h"
 #include "testing/temp_dir.h"
 #include "testing/wait.h"
+#include "testing/reference_data.h"
 
 namespace zeus {
 namespace {
@@ -63,8 +64,6 @@ void ExpectOneLineError(const ProcessResult& r, const std::vector<std::string>& 
   EXPECT_THAT(r.err, Not(HasSubstr("e+308")));
   EXPECT_THAT(r.err, Not(HasSubstr("Run with --help")));
 }
-
-bool HaveTraces() { return std::ifstream(kTraceDir + "/summary_train.csv").good(); }
 
 // --- Parse errors, handled once in zeus's main for every subcommand. ---
 
@@ -202,7 +201,7 @@ TEST(CliErrorsTest, FlagsTakeNoValue) {
 }
 
 TEST(CliErrorsTest, LeadingZerosAreDecimalNotOctal) {
-  if (!HaveTraces()) GTEST_SKIP() << "no traces at " << kTraceDir;
+  ZEUS_REQUIRE_REFERENCE_DATA(kTraceDir + "/summary_train.csv");
   // CLI11 alone reads 010 as octal 8.
   const ProcessResult r = Zeus({"simulate", "--trace-dir", kTraceDir, "--workload", "imagenet", "--gpu", "a40",
                                 "--seed", "010", "--recurrences", "2", "--json"});
@@ -213,7 +212,7 @@ TEST(CliErrorsTest, LeadingZerosAreDecimalNotOctal) {
 // --- zeus reproduce's lists. ---
 
 TEST(CliErrorsTest, ReproduceRejectsDuplicatesAndEmptyLists) {
-  if (!HaveTraces()) GTEST_SKIP() << "no traces at " << kTraceDir;
+  ZEUS_REQUIRE_REFERENCE_DATA(kTraceDir + "/summary_train.csv");
   auto reproduce = [](std::vector<std::string> args) {
     args.insert(args.begin(), {"reproduce", "--trace-dir", kTraceDir, "--no-report"});
     return Zeus(args);
@@ -238,7 +237,7 @@ TEST(CliErrorsTest, CountsAreCapped) {
   ExpectOneLineError(Zeus({"simulate", "--recurrences", "100000000"}),
                      {"--recurrences must be between 0 and 10000000 (got 100000000)"});
   ExpectOneLineError(Zeus({"reproduce", "--jobs", "100000"}), {"--jobs must be between 1 and 1024 (got 100000)"});
-  if (!HaveTraces()) GTEST_SKIP() << "no traces at " << kTraceDir;
+  ZEUS_REQUIRE_REFERENCE_DATA(kTraceDir + "/summary_train.csv");
   // (--gpus h100, which has no trace, stops a binary without the cap early.)
   ExpectOneLineError(Zeus({"reproduce", "--trace-dir", kTraceDir, "--no-report", "--gpus", "h100", "--seeds", "1-1001"}),
                      {"--seeds '1-1001': at most 1000 seeds"});
@@ -276,7 +275,7 @@ TEST(CliErrorsTest, HelpAndVersionStillExitZero) {
 class CliFileErrorsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!HaveTraces()) GTEST_SKIP() << "no traces at " << kTraceDir;
+    ZEUS_REQUIRE_REFERENCE_DATA(kTraceDir + "/summary_train.csv");
   }
   std::vector<std::string> Simulate(std::vector<std::string> more) {
     std::vector<std::string> args = {"simulate", "--trace-dir", kTraceDir, "--workload", "imagenet", "--gpu", "a40",

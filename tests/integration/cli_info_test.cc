@@ -76,6 +76,55 @@ TEST_F(InfoTest, JsonListsFourGpusAsConfigured) {
   EXPECT_TRUE(info["driver"]["available"].get<bool>());
 }
 
+// A superchip (GH200: GPU 600 W, CPU and its memory 120 W): the GPU-scope
+// reading where the driver offers it; the module's, said as such and warned
+// about once, where it does not; a plain GPU without power fields is unscoped.
+TEST_F(InfoTest, EachGpuSaysWhichPowerScopeItsReadingUses) {
+  json gh200 = Gpu("NVIDIA GH200 480GB", "hopper", 100, 900, true);
+  gh200["power_w"] = 600.0;
+  gh200["module"] = {{"cpu_power_w", 100.0}, {"cpu_memory_power_w", 20.0}};
+  json module_only = gh200;
+  module_only["unsupported"] = {"gpu_scope_power"};
+  json old = Gpu("Tesla P100-PCIE-16GB", "pascal", 125, 250, false);
+  old["unsupported"] = {"instant_power", "average_power"};
+  const std::string scenario = WriteScenario({{"gpus", {gh200, module_only, old}}});
+
+  ProcessResult r = Info({"--json"}, scenario);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json info = json::parse(r.out);
+  ASSERT_EQ(info["gpus"].size(), 3u);
+  EXPECT_EQ(info["gpus"][0]["power_scope"], "gpu");
+  EXPECT_DOUBLE_EQ(info["gpus"][0]["power_w"].get<double>(), 600.0);
+  EXPECT_EQ(info["gpus"][1]["power_scope"], "module");
+  EXPECT_DOUBLE_EQ(info["gpus"][1]["power_w"].get<double>(), 720.0);
+  EXPECT_EQ(info["gpus"][2]["power_scope"], "unscoped");
+  EXPECT_DOUBLE_EQ(info["gpus"][2]["power_w"].get<double>(), 100.0);
+  // One warning, for the module GPU only, on stderr (the CLI's log sink).
+  const std::string warning = "GPU scope not supported";
+  ASSERT_NE(r.err.find(warning), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(warning, r.err.find(warning) + 1), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("GPU 1"));
+
+  ProcessResult text = Info({}, scenario);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("Power now        600 W (GPU scope)"));
+  EXPECT_THAT(text.out, HasSubstr("Power now        720 W (module scope"));
+  EXPECT_THAT(text.out, HasSubstr("Power now        100 W (unscoped"));
+}
+
+// The GH200 example scenario loads and reads as its comment says.
+TEST_F(InfoTest, Gh200ExampleShowsTheGpusShareOfTheModule) {
+  ProcessResult r = Info({"--json"}, std::string(ZEUS_TEST_SOURCE_DIR) + "/examples/gh200.json",
+                         {{"TMPDIR", tmp_.path()}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json info = json::parse(r.out);
+  ASSERT_EQ(info["gpus"].size(), 1u);
+  EXPECT_EQ(info["gpus"][0]["name"], "NVIDIA GH200 480GB");
+  EXPECT_EQ(info["gpus"][0]["power_scope"], "gpu");
+  EXPECT_DOUBLE_EQ(info["gpus"][0]["power_w"].get<double>(), 600.0);
+  EXPECT_DOUBLE_EQ(info["gpus"][0]["max_power_limit_w"].get<double>(), 900.0);
+}
+
 TEST_F(InfoTest, TextShowsEachGpuAndTheCpus) {
   testing::RaplTree tree(tmp_.File("powercap"));
   tree.AddPackage(0, /*dram=*/true);

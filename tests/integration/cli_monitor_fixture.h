@@ -107,12 +107,12 @@ class CliMonitorTest : public ::testing::Test {
     return RunProcess(args, env_);
   }
 
-  // Starts `zeus monitor ARGS` in the background with env_, the relayed
+  // Starts `zeus monitor ARGS` (`binary_ monitor ARGS`) in the background with env_, the relayed
   // signals at their defaults (whatever the test runner ignores or blocks),
   // stdout and stderr to zeus.out and zeus.err. With `tty_slave`, zeus runs
   // in a new session with that terminal as its controlling terminal and stdin.
   void Start(Zeus* zeus, std::vector<std::string> args, const std::string& tty_slave = "") {
-    args.insert(args.begin(), {ZEUS_TEST_CLI_PATH, "monitor"});
+    args.insert(args.begin(), {binary_, "monitor"});
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -160,8 +160,19 @@ class CliMonitorTest : public ::testing::Test {
                                                          << Slurp(tmp_.File("zeus.err"));
   }
 
+  // Holds the test driver at a point where a test delivers a signal: it
+  // creates `hold_file` there and waits until the test removes it. Start
+  // then runs the driver (monitor_test_driver.cc), `zeus monitor` with that
+  // hold, instead of zeus. `early`: at the start of main, before the command
+  // line is parsed; else just before the command starts (devices open).
+  void HoldDriverAt(const std::string& hold_file, bool early) {
+    binary_ = ZEUS_TEST_MONITOR_DRIVER_PATH;
+    env_[early ? "ZEUS_MONITOR_TEST_EARLY_HOLD_FILE" : "ZEUS_MONITOR_TEST_HOLD_FILE"] = hold_file;
+  }
+
   testing::TempDir tmp_;
   std::map<std::string, std::optional<std::string>> env_;
+  std::string binary_ = ZEUS_TEST_CLI_PATH;  // what Start runs
 };
 
 }  // namespace zeus::monitor_test

@@ -47,6 +47,32 @@ TEST_F(CliMonitorTest, SleepTwoSecondsReportsEnergyPerGpu) {
   EXPECT_EQ(report["exit_code"], 0);
 }
 
+TEST_F(CliMonitorTest, CarbonReportsEmissionsNextToEnergy) {
+  ProcessResult r = Monitor({"--json", "--carbon", "fr", "--", "sleep", "0.5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json report = json::parse(r.out);
+  ASSERT_TRUE(report.contains("carbon")) << r.out;
+  EXPECT_EQ(report["carbon"]["zone"], "FRA");
+  const double intensity = report["carbon"]["intensity_g_per_kwh"].get<double>();
+  EXPECT_GT(intensity, 0);
+  // The hand calculation: J / 3.6e6 J/kWh * gCO2eq/kWh.
+  EXPECT_NEAR(report["carbon"]["emissions_g"].get<double>(),
+              report["total_energy_j"].get<double>() / 3.6e6 * intensity, 1e-12);
+  for (const json& g : report["gpus"]) {
+    EXPECT_NEAR(g["emissions_g"].get<double>(), g["energy_j"].get<double>() / 3.6e6 * intensity, 1e-12);
+  }
+  ProcessResult text = Monitor({"--carbon", "World", "--", "true"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out + text.err, HasSubstr("gCO2eq/kWh (World, "));
+}
+
+TEST_F(CliMonitorTest, AnUnknownCarbonZoneIsAUsageErrorWithCloseMatches) {
+  ProcessResult r = Monitor({"--carbon", "FRX", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--carbon: carbon zone 'FRX' is not in"));
+  EXPECT_THAT(r.err, HasSubstr("FR/FRA (France)"));
+}
+
 TEST_F(CliMonitorTest, ExitCodeIsPassedThrough) {
   EXPECT_EQ(Monitor({"--", "false"}).exit_code, 1);
   EXPECT_EQ(Monitor({"--", "sh", "-c", "exit 7"}).exit_code, 7);
@@ -72,8 +98,10 @@ TEST_F(CliMonitorTest, TextReportTimelineAndPlot) {
   const std::string svg = Slurp(tmp_.File("p.svg"));
   EXPECT_THAT(svg, HasSubstr("<svg"));
   EXPECT_THAT(svg, HasSubstr("power (W)"));
-  EXPECT_THAT(svg, HasSubstr("GPU 1"));
-  EXPECT_THAT(svg, HasSubstr("<path"));
+  EXPECT_THAT(svg, HasSubstr(">GPU 0</text>"));
+  EXPECT_THAT(svg, HasSubstr(">GPU 1</text>"));
+  EXPECT_THAT(svg, HasSubstr(">GPU power during the command</text>"));
+  EXPECT_THAT(svg, HasSubstr("<polyline class=\"series\""));  // a GPU's power line
 }
 
 TEST_F(CliMonitorTest, ChosenGpusAndCpus) {
@@ -117,7 +145,7 @@ TEST_F(CliMonitorTest, SignalBeforeTheCommandStartsCancelsItAndIsReported) {
   const std::string out = tmp_.File("report.json");
   const std::string hold = tmp_.File("hold");
   const std::string ran = tmp_.File("ran");
-  env_["ZEUS_MONITOR_TEST_HOLD_FILE"] = hold;
+  HoldDriverAt(hold, /*early=*/false);
   Zeus zeus;
   Start(&zeus, {"--json", "-o", out, "--", "sh", "-c", "touch '" + ran + "'"});
   // zeus holds here after opening the devices, before starting the command.

@@ -205,14 +205,14 @@ TEST_F(CliMonitorTreeTest, CtrlZWithoutJobControlDoesNotLeaveTheCommandStopped) 
   EXPECT_EQ(zeus.Wait(), 0) << Slurp(tmp_.File("zeus.err"));
 }
 
-// A signal that arrives before the command line is parsed (zeus held at its
-// earliest point, before main) is held too: the command is not run, and the
-// report says so.
+// A signal that arrives before the command line is parsed (the test driver
+// held at the start of main: monitor_child.cc's constructor has run, as in
+// zeus) is held too: the command is not run, and the report says so.
 TEST_F(CliMonitorTreeTest, SignalBeforeMainIsHeldAndReported) {
   const std::string out = tmp_.File("report.json");
   const std::string hold = tmp_.File("hold");
   const std::string ran = tmp_.File("ran");
-  env_["ZEUS_MONITOR_TEST_EARLY_HOLD_FILE"] = hold;
+  HoldDriverAt(hold, /*early=*/true);
   Zeus zeus;
   Start(&zeus, {"--json", "-o", out, "--", "sh", "-c", "touch '" + ran + "'"});
   WaitForFile(hold);

@@ -86,22 +86,24 @@ TEST(CliMonitorZeusdTest, BadAddressesAreUsageErrorsNamingTheWord) {
     argv.insert(argv.end(), {"--", "/usr/bin/touch", marker});
     return RunProcess(argv, MonitorEnv(local));
   };
-  const std::string forms = "--zeusd must be zeusd addresses, unix:///path/to/zeusd.sock or http://HOST:PORT (got ";
-  ExpectUsageError(zeus({"--zeusd", "ftp://node1"}), forms + "'ftp://node1' is not a zeusd address)", marker);
-  ExpectUsageError(zeus({"--zeusd", "node1:4938"}), forms + "'node1:4938' is not a zeusd address)", marker);
+  // One message per problem (http::ParseUrl's), naming the address and the accepted forms.
+  auto bad = [](const std::string& url, const std::string& problem) {
+    return "--zeusd: zeusd address '" + url + "' " + problem +
+           "; expected unix:///path/to/zeusd.sock or http://HOST:PORT";
+  };
+  ExpectUsageError(zeus({"--zeusd", "ftp://node1"}), bad("ftp://node1", "has the unsupported scheme 'ftp'"), marker);
+  ExpectUsageError(zeus({"--zeusd", "node1:4938"}), bad("node1:4938", "has no scheme"), marker);
   ExpectUsageError(zeus({"--zeusd", "unix://run/zeusd.sock"}),
-                   forms + "'unix://run/zeusd.sock' needs an absolute socket path after unix:// "
-                           "(unix:///run/zeusd/zeusd.sock: three slashes))",
+                   bad("unix://run/zeusd.sock",
+                       "needs an absolute socket path after unix:// (three slashes: unix:///path/to.sock)"),
                    marker);
   ExpectUsageError(zeus({"--zeusd", "http://node1:4938,http://node2:99999"}),
-                   forms + "'http://node2:99999' has a port that is not a number from 1 to 65535)", marker);
+                   bad("http://node2:99999", "has a port that is not a number from 1 to 65535"), marker);
   ExpectUsageError(zeus({"--zeusd", "http://node1:4938/gpu"}),
-                   forms + "'http://node1:4938/gpu' has more than a host and a port (nothing may follow the port "
-                           "but one '/'))",
-                   marker);
+                   bad("http://node1:4938/gpu", "has a path ('/gpu'), which is not allowed here"), marker);
   ExpectUsageError(zeus({"--zeusd", "https://node1:4938"}),
-                   forms + "'https://node1:4938' uses https; zeusd serves plain HTTP (http://HOST:PORT))", marker);
-  ExpectUsageError(zeus({"--zeusd", "http://:4938"}), forms + "'http://:4938' has no host)", marker);
+                   bad("https://node1:4938", "has the unsupported scheme 'https'"), marker);
+  ExpectUsageError(zeus({"--zeusd", "http://:4938"}), bad("http://:4938", "has no host"), marker);
   ExpectUsageError(zeus({"--zeusd", "unix:///a.sock,,unix:///b.sock"}),
                    "--zeusd must be zeusd addresses (unix:///path/to/zeusd.sock or http://HOST:PORT) separated by "
                    "commas (got 'unix:///a.sock,,unix:///b.sock')",

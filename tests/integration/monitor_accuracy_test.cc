@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "testing/emulator_clock.h"
+#include "emulator/control/control.h"
 #include "testing/temp_dir.h"
 #include "zeus/device/discovery.h"
 #include "zeus/monitor/monitor.h"
@@ -47,7 +47,10 @@ class MonitorAccuracyTest : public ::testing::Test {
     auto gpus = device::OpenGpus(options);
     ASSERT_TRUE(gpus) << gpus.error().message();
     gpus_ = std::move(*gpus);
-    clock_ = std::make_unique<testing::EmulatorClock>(*gpus_, ZEUS_TEST_EMULATOR_PATH);
+    auto control = emulator::EmulatorControl::Open(ZEUS_TEST_EMULATOR_PATH);
+    ASSERT_TRUE(control) << control.error().message();
+    control_ = std::move(*control);
+    clock_ = std::make_unique<emulator::EmulatorClock>(*control_);
     monitor::MonitorOptions mo;
     mo.clock = clock_.get();
     mo.power_monitor.interval = interval;
@@ -70,7 +73,8 @@ class MonitorAccuracyTest : public ::testing::Test {
   ScopedEnv no_visible_{"CUDA_VISIBLE_DEVICES", std::nullopt};
   std::unique_ptr<ScopedEnv> config_;
   std::unique_ptr<device::GpuSet> gpus_;
-  std::unique_ptr<testing::EmulatorClock> clock_;
+  std::unique_ptr<emulator::EmulatorControl> control_;
+  std::unique_ptr<emulator::EmulatorClock> clock_;
   std::unique_ptr<monitor::Monitor> monitor_;
   milliseconds interval_{100};
 };

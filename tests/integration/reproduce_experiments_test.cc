@@ -20,6 +20,7 @@
 
 #include "testing/subprocess.h"
 #include "testing/temp_dir.h"
+#include "testing/reference_data.h"
 
 namespace zeus {
 namespace {
@@ -59,7 +60,7 @@ std::string ReadAll(const std::string& path) {
 class ReproduceExperimentsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!std::ifstream(kTraceDir + "/summary_train.csv").good()) GTEST_SKIP() << "no traces at " << kTraceDir;
+    ZEUS_REQUIRE_REFERENCE_DATA(kTraceDir + "/summary_train.csv");
   }
   testing::TempDir tmp_;
 };

@@ -13,6 +13,7 @@
 
 #include "testing/subprocess.h"
 #include "testing/temp_dir.h"
+#include "testing/reference_data.h"
 
 namespace zeus {
 namespace {
@@ -37,7 +38,7 @@ testing::ProcessResult Zeus(std::vector<std::string> args) {
 class SimulateCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!std::ifstream(kTraceDir + "/summary_train.csv").good()) GTEST_SKIP() << "no traces at " << kTraceDir;
+    ZEUS_REQUIRE_REFERENCE_DATA(kTraceDir + "/summary_train.csv");
   }
   testing::TempDir tmp_;
 };

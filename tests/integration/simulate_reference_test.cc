@@ -16,6 +16,7 @@
 #include "simulator/reference_data.h"
 #include "testing/subprocess.h"
 #include "testing/temp_dir.h"
+#include "testing/reference_data.h"
 
 namespace zeus {
 namespace {
@@ -39,7 +40,8 @@ class SimulateReferenceTest : public ::testing::TestWithParam<std::pair<std::str
     tries_ = nullptr;
   }
   void SetUp() override {
-    if (tries_ == nullptr) GTEST_SKIP() << "no reference data under " << kReferenceDir;
+    ZEUS_REQUIRE_REFERENCE_DATA(kReferenceDir + "/tries.csv.gz");
+    ASSERT_NE(tries_, nullptr);
     ASSERT_FALSE(tries_->empty()) << "could not read tries.csv.gz (is gzip installed?)";
   }
   static ReferenceTable* tries_;

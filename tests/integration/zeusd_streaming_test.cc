@@ -30,14 +30,14 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "emulator/control/control.h"
 #include "http/http.h"
-#include "testing/emulator_clock.h"
 #include "testing/rapl_tree.h"
 #include "testing/subprocess.h"
 #include "testing/temp_dir.h"
 #include "testing/wait.h"
 #include "zeus/device/discovery.h"
-#include "zeus/zeusd/power_streaming.h"
+#include "zeus/zeusd_client/power_streaming.h"
 
 namespace zeus::zeusd {
 namespace {
@@ -241,8 +241,9 @@ TEST_F(ZeusdStreamingTest, OneClientFollowsTwoDaemonsWithDifferentGpus) {
     gpu_options.nvml_library = ZEUS_TEST_EMULATOR_PATH;
     auto gpus = device::OpenGpus(gpu_options);
     ASSERT_TRUE(gpus) << gpus.error().message();
-    testing::EmulatorClock emulated(**gpus, ZEUS_TEST_EMULATOR_PATH);
-    emulated.SleepFor(seconds(11));
+    auto control = emulator::EmulatorControl::Open(ZEUS_TEST_EMULATOR_PATH);
+    ASSERT_TRUE(control) << control.error().message();
+    ASSERT_TRUE((*control)->Advance(seconds(11)));
   }
   ASSERT_TRUE(WaitFor(client, [&] { return client.Latest()[b.endpoint()].gpu_power_w[0] == 160.0; }));
   const auto b0 = Samples(client, b.endpoint(), 0);

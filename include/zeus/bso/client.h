@@ -10,6 +10,14 @@
 // reporting, ending a trial, deleting); GET /jobs/batch_size is not, since
 // the server may already have dispatched a trial for it.
 //
+// Errors: an error answer is translated with the HTTP layer's one table
+// (src/http/http_status.h, ErrorCodeForHttpStatus): 400, 422 and other 4xx
+// kInvalidArgument, 401 and 403 kPermissionDenied, 404 kNotFound, 409
+// kFailedPrecondition (RegisterJob turns its 409 into kAlreadyExists, the
+// only meaning it has there), 503 kUnavailable, 504 kTimeout, anything else
+// kInternal. The message is the server's "message", prefixed with the
+// request ("POST /report: "), and the error's native code is the status.
+//
 // Thread-safety: not for concurrent use; one client per thread.
 
 #ifndef ZEUS_BSO_CLIENT_H_
@@ -55,16 +63,6 @@ class BsoClient {
 
   virtual const std::string& server_url() const = 0;
 };
-
-// Server answers are translated with this table, the inverse of the
-// server's HttpStatusFor (src/bso/service.h) wherever that is one-to-one
-// (client_test.cc checks every code): 400 and 422 kInvalidArgument, 403
-// kPermissionDenied, 404 kNotFound, 409 kFailedPrecondition (RegisterJob
-// turns its 409 into kAlreadyExists, the only meaning it has there), 503
-// kUnavailable, 504 kTimeout, other 5xx kInternal, other 4xx
-// kInvalidArgument. The message is the server's "message", prefixed with the
-// request ("POST /report: "), and the error's native code is the status.
-ErrorCode ErrorCodeForHttpStatus(int status);
 
 }  // namespace zeus::bso
 

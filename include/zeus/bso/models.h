@@ -38,7 +38,9 @@
 namespace zeus::bso {
 
 // A job's parameters (JobParams) and GPU configuration (GpuConfig): the
-// original's JobSpecFromClient, and CreatedJob once job_id is set.
+// original's JobSpecFromClient, and CreatedJob once job_id is set. The
+// defaults are here; names, meanings and which fields a request must carry
+// are in job_spec_fields.h, the list every other layer is made from.
 struct JobSpec {
   std::optional<std::string> job_id;  // null: the server makes "<prefix>-<8 hex>"
   std::string job_id_prefix;

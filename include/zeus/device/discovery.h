@@ -16,18 +16,19 @@
 #include "zeus/base/error.h"
 #include "zeus/device/cpu.h"
 #include "zeus/device/gpu.h"
+#include "zeus/device/soc.h"
 
 namespace zeus::device {
 
 struct GpuOptions {
   // The NVML library to dlopen. Unset: $ZEUS_NVML_LIBRARY, else the system's
-  // libnvidia-ml.so.1.
+  // libnvidia-ml.so.1 (ChooseNvmlLibrary, environment.h).
   std::optional<std::string> nvml_library;
-  // Which GPUs, in which order. Unset: $CUDA_VISIBLE_DEVICES; when that is
-  // unset too, every GPU in NVML order. Entries are NVML indices or GPU UUIDs
-  // (a unique prefix suffices, as in CUDA). "-1" alone is no GPU, and a
-  // trailing -1 ends the list, as in CUDA; entries after a -1 are an error.
-  // MIG UUIDs are kNotSupported.
+  // Which GPUs, in which order. Unset: $CUDA_VISIBLE_DEVICES
+  // (ChooseCudaVisibleDevices); when that is unset too, every GPU in NVML
+  // order. Entries are NVML indices or GPU UUIDs (a unique prefix suffices,
+  // as in CUDA). "-1" alone is no GPU, and a trailing -1 ends the list, as
+  // in CUDA; entries after a -1 are an error. MIG UUIDs are kNotSupported.
   std::optional<std::string> cuda_visible_devices;
   // Whether a GPU in MIG mode may be opened (for read-only listing). Measuring
   // such a GPU measures the whole device, not the caller's MIG instance.
@@ -44,7 +45,8 @@ struct GpuOptions {
 Result<std::unique_ptr<GpuSet>> OpenGpus(const GpuOptions& options = {});
 
 struct CpuOptions {
-  // The powercap root. Unset: $ZEUS_POWERCAP_ROOT, else /sys/class/powercap.
+  // The powercap root. Unset: $ZEUS_POWERCAP_ROOT, else /sys/class/powercap
+  // (ChoosePowercapRoot, environment.h).
   std::optional<std::string> powercap_root;
   // The highest power a RAPL zone is assumed to draw, which bounds how far
   // apart two reads may be before a wrap can be missed.
@@ -65,6 +67,35 @@ struct CpuOptions {
 // listed, and its TotalEnergy() returns the error naming the file and the
 // fix; the other packages are served as usual.
 Result<std::unique_ptr<CpuSet>> OpenCpus(const CpuOptions& options = {});
+
+struct SocOptions {
+  // The directory standing for "/" (a fake tree in tests). Unset:
+  // $ZEUS_SOC_ROOT, else "/" (ChooseSocRoot, environment.h).
+  std::optional<std::string> root;
+  // How often the sampler thread integrates the rails' power (Zeus: ~0.1 s).
+  // Zero: no thread; the energy is integrated only when TotalEnergy() is
+  // called (tests drive it by hand).
+  std::chrono::nanoseconds sample_period = std::chrono::milliseconds(100);
+  // The clock energy is integrated on. Must outlive the Soc. Null:
+  // SteadyClock(). The sampler waits on real time whatever the clock.
+  const Clock* clock = nullptr;
+};
+
+// Opens the SoC of this machine. NVIDIA Jetson is recognised, as in Zeus, by
+// <root>/etc/nv_tegra_release or <root>/usr/lib/aarch64-linux-gnu/tegra
+// (and, under the real root "/", an aarch64 Linux machine); its rails are
+// the INA3221 channels under <root>/sys/bus/i2c/drivers/ina3221x and
+// .../ina3221 (each device, its subfolders and hwmon/hwmon*), named by
+// in<i>_label (power<i>_input in mW, or in<i>_input mV x curr<i>_input mA
+// / 1000) or rail_name_<i> (in_power<i>_input mW, or in_voltage<i>_input x
+// in_current<i>_input / 1000), kinds as SocRailKind says; the first rail of
+// each kind (in path order) is measured. A rail whose file is missing or
+// unreadable at open is listed in problems() and not measured.
+// Errors: kUnavailable - no SoC ("not an NVIDIA Jetson: neither ... exists"),
+// or a Jetson without one readable CPU, GPU or total rail (the message lists
+// what was found and why each rail was skipped).
+// Apple silicon is never found (macOS only).
+Result<std::unique_ptr<Soc>> OpenSoc(const SocOptions& options = {});
 
 }  // namespace zeus::device
 

@@ -31,6 +31,18 @@ enum class GpuArchitecture : std::uint8_t {
 // Lower-case name ("volta"), "unknown" for kUnknown.
 std::string_view GpuArchitectureName(GpuArchitecture arch);
 
+// Which part of the board a GPU's power readings cover. NVML's power fields
+// take a scope: the GPU alone, or the whole module the GPU sits on (on a
+// superchip such as Grace Hopper GH200: GPU + Grace CPU + CPU memory).
+enum class PowerScope : std::uint8_t {
+  kGpu,       // NVML_POWER_SCOPE_GPU: the GPU alone
+  kModule,    // NVML_POWER_SCOPE_MODULE: the driver offers only the module's power
+  kUnscoped,  // no power fields: the plain nvmlDeviceGetPowerUsage (older drivers and GPUs)
+};
+
+// "gpu", "module", "unscoped".
+std::string_view PowerScopeName(PowerScope scope);
+
 struct PowerLimitConstraints {
   std::uint32_t min_mw = 0;
   std::uint32_t max_mw = 0;
@@ -53,14 +65,25 @@ class Gpu {
   // Whether the GPU is in MIG mode (a whole-device view of a partitioned GPU).
   virtual Result<bool> MigEnabled() = 0;
 
-  // The driver's power reading: a 1 s average on Ampere (except GA100) and
-  // newer, instantaneous before; updated on the driver's period.
+  // The GPU's power as the driver reports it: a 1 s average on Ampere
+  // (except GA100) and newer, instantaneous before; updated on the driver's
+  // period. Read at the GPU's power scope (AveragePowerMw()); where the
+  // driver has no average power field at any scope, the plain
+  // nvmlDeviceGetPowerUsage (which on a superchip covers the whole module).
   virtual Result<std::uint32_t> PowerUsageMw() = 0;
-  // Explicit power domains (NVML field values). kNotSupported where the
-  // driver lacks the field or scope.
+  // Explicit power domains (NVML field values). Instant and average power
+  // are read at GPU scope; where the driver refuses the GPU scope
+  // (NVML_ERROR_NOT_SUPPORTED, drivers that offer only a superchip's module
+  // power), at module scope, with a warning logged once per GPU. The scope is
+  // resolved at the first read of each field and kept. kNotSupported where
+  // the driver lacks the field at both scopes.
   virtual Result<std::uint32_t> InstantPowerMw() = 0;
   virtual Result<std::uint32_t> AveragePowerMw() = 0;
   virtual Result<std::uint32_t> MemoryPowerMw() = 0;
+  // The scope of this GPU's power readings: the instant power field's scope,
+  // else the average field's, else kUnscoped (resolving them if needed).
+  // An error only when the driver fails for another reason (a lost GPU).
+  virtual Result<PowerScope> PowerReadingScope() = 0;
 
   // Whether TotalEnergyMj() is available (Volta and newer).
   virtual bool SupportsEnergyCounter() = 0;

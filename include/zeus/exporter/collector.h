@@ -40,6 +40,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -49,7 +50,8 @@
 
 namespace zeus::exporter {
 
-// Receives one log line (no trailing newline). Null: written to stderr.
+// Receives one log line (no trailing newline). Null: the process's log seam
+// (zeus/base/log.h), component "exporter".
 using LogFunction = std::function<void(std::string_view)>;
 
 struct CollectorOptions {
@@ -60,6 +62,11 @@ struct CollectorOptions {
   // How long a scrape waits for one GPU's reads (limit, energy counter).
   std::chrono::milliseconds device_timeout{1000};
   LogFunction log;
+  // When set (`zeus exporter --carbon ZONE`): zeus_gpu_emissions_grams_total,
+  // each GPU's energy counter times this intensity (gCO2eq/kWh, the zone's
+  // yearly average from zeus::carbon), labelled zone=carbon_zone.
+  std::optional<double> carbon_intensity_g_per_kwh;
+  std::string carbon_zone;
 };
 
 class Collector {

@@ -42,7 +42,9 @@ struct PushTarget {
   std::string pushgateway_url;
   // The Pushgateway job label; not empty.
   std::string job;
-  LogFunction log;  // null: stderr
+  // Receives the helper's log lines instead of the process's log seam
+  // (zeus/base/log.h, component "metric"). Null: the seam.
+  LogFunction log;
   // How long the destructor waits for pushes still queued or in flight
   // (e.g. a gateway that accepts connections and never answers) before
   // leaving them to finish on their own.
@@ -60,7 +62,10 @@ class Pusher;  // src/exporter/pusher.h
 
 // Observes each window's energy per GPU, CPU package and DRAM into a
 // histogram and pushes. A value above the largest bucket or below the
-// smallest is logged (it still lands in +Inf / the first bucket).
+// smallest is logged as a user warning (it still lands in +Inf / the first
+// bucket) whose text names the kind of device, the window and the bucket
+// bound but not the value, so that a reader's "show once" filter (Python's
+// default) shows a repeat once.
 class EnergyHistogram {
  public:
   // `monitor` measures (its GPUs and CPUs) and must outlive the helper.

@@ -40,6 +40,7 @@
 #include "zeus/base/error.h"
 #include "zeus/device/cpu.h"
 #include "zeus/device/gpu.h"
+#include "zeus/device/soc.h"
 #include "zeus/monitor/power_monitor.h"
 
 namespace zeus::monitor {
@@ -71,12 +72,27 @@ struct CpuMeasurement {
   std::optional<Error> error;
 };
 
+// An SoC's energy in one window, in mJ (Zeus's SoC unit). A kind is absent
+// when the SoC has no rail of that kind, or when a read of its rail failed
+// during the window (its energy is then unknown, and `errors` holds the
+// failure, naming the file); the other kinds are still measured.
+struct SocMeasurement {
+  std::optional<double> cpu_energy_mj;
+  std::optional<double> gpu_energy_mj;
+  std::optional<double> total_energy_mj;
+  std::vector<Error> errors;
+};
+
 struct Measurement {
   std::string name;
   double time_s = 0.0;  // elapsed, monotonic clock
   std::vector<GpuMeasurement> gpus;
   std::vector<CpuMeasurement> cpus;
-  // Sum of every valid GPU, package and DRAM figure.
+  // Present when the Monitor measures an SoC (MonitorOptions::soc); zeros
+  // for a cancelled window.
+  std::optional<SocMeasurement> soc;
+  // Sum of every valid GPU, package and DRAM figure (not the SoC's: its
+  // rails overlap each other and may include the GPU and CPU).
   double total_energy_j = 0.0;
   bool cancelled = false;
 };
@@ -101,6 +117,11 @@ struct MonitorOptions {
   PowerMonitor* power_source = nullptr;
   // Must outlive the Monitor. Null: SteadyClock().
   const Clock* clock = nullptr;
+  // An SoC (NVIDIA Jetson) to measure in every window, read at each window's
+  // begin and end with the other devices. Null: none. Must outlive the
+  // Monitor; its clock should be `clock`, so its energy and the windows'
+  // times agree.
+  device::Soc* soc = nullptr;
 };
 
 class Monitor {

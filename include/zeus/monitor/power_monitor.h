@@ -81,6 +81,13 @@ struct EnergyEstimate {
   bool extrapolated = false;
 };
 
+// The power readings a sample may hold.
+enum class PowerDomain {
+  kInstant,  // the instant reading (or the driver's power reading), every tick
+  kAverage,  // the driver's average power, on slow ticks
+  kMemory,   // memory power, on slow ticks
+};
+
 struct PowerStats {
   double average_power_w = 0.0;  // energy / duration
   double peak_power_w = 0.0;     // highest instant sample in the interval
@@ -133,6 +140,14 @@ class PowerMonitor {
   // Energy between two instants from the retained timeline.
   Result<EnergyEstimate> Energy(std::size_t gpu, std::chrono::nanoseconds start,
                                 std::chrono::nanoseconds end) const;
+  // Energy between two instants from the retained samples that read
+  // `domain`: the same hold-last-value integral, each reading held until the
+  // next sample that read the domain (the first held backwards, the last
+  // forwards), clipped at both instants. kInstant is Energy(gpu, start, end).
+  // A domain no retained sample read gives 0 J, extrapolated. O(samples
+  // retained) for the slow domains. Errors as Energy's.
+  Result<EnergyEstimate> Energy(std::size_t gpu, std::chrono::nanoseconds start, std::chrono::nanoseconds end,
+                                PowerDomain domain) const;
   // Average and peak power between two instants.
   Result<PowerStats> Stats(std::size_t gpu, std::chrono::nanoseconds start, std::chrono::nanoseconds end) const;
   // The retained samples of `gpu`, oldest first.

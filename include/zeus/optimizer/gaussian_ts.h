@@ -7,9 +7,17 @@
 //   * An arm's rewards (-cost) are taken in time order; with a window of
 //     W > 0 only the newest W count (data drift).
 //   * Fit (always from the prior) of n rewards with mean m, sum s and
-//     population variance v: v == 0: precision = +inf and mean = m.
-//     Otherwise r = 1/v, precision = prior_precision + n*r and
-//     mean = (prior_precision*prior_mean + r*s) / precision.
+//     population variance v: r = 1/v; when n*r is +inf (v == 0, or v so
+//     small, e.g. subnormal, that 1/v or n/v overflows) precision = +inf and
+//     mean = m. Otherwise precision = prior_precision + n*r and
+//     mean = (prior_precision*prior_mean + r*s) / precision. The reference
+//     (zeus-reference A10, "_fit_arm") takes only v == 0 as certain; when
+//     1/v or n/v overflows it divides by an infinite precision and gets a
+//     NaN mean (inf/inf, or inf*0 for s == 0) or 0. The rule here is the
+//     limit of its own formula as v -> 0 (the prior's finite weight vanishes
+//     against r) and its own v == 0 answer; the two differ only where
+//     n/v overflows. Rewards that the service accepts never come near
+//     (src/bso/arm_statistics.h), nor do the reference traces.
 //   * How m, s and v are computed (the long-history rule): for
 //     n <= kExactFitMaxRewards exactly as numpy does (numpy.mean, numpy.sum,
 //     numpy.var: pairwise sums, two passes), bit for bit the original; for
@@ -115,8 +123,8 @@ double PooledRelativeVariance(std::span<const RewardMoments> arms, const Gaussia
 // kPooledRelative: the posterior of an arm whose rewards have `moments`,
 // with the known variance relative_variance * mean^2: r = 1 / that variance,
 // precision = prior_precision + n * r, mean = (prior_precision * prior_mean +
-// r * n * mean) / precision; precision = +inf and the mean when the variance
-// is 0; the prior when count == 0.
+// r * n * mean) / precision; precision = +inf and the mean when n * r is
+// +inf (the fit rule of the file comment); the prior when count == 0.
 ArmPosterior FitArmPooled(int arm, const RewardMoments& moments, double relative_variance,
                           const GaussianTsOptions& options);
 // The posteriors of every arm under options.variance_model: FitArmPooled with

@@ -66,6 +66,7 @@
 #include <vector>
 
 #include "zeus/base/error.h"
+#include "zeus/base/log.h"
 #include "zeus/device/gpu.h"
 #include "zeus/monitor/monitor.h"
 #include "zeus/optimizer/power_limit.h"
@@ -173,10 +174,17 @@ struct PowerLimitOptimizerOptions {
   // zeus/runtime/power_limit_what_if.h says what the choice would save.
   bool observer_mode = false;
   // Receives one line per event (profiling results, the choice, problems).
-  // Null: "zeus: power-limit optimizer: ..." on stderr. Called from the
-  // training thread, and on SIGINT/SIGTERM from the exit-restore thread, on
-  // std::terminate and std::exit from the thread that ends the process.
+  // Null: the process's log seam (zeus/base/log.h), component
+  // "power-limit-optimizer": events at info level, problems at warning
+  // level, and the reason the optimizer is Disabled (with the ways out) as
+  // a user warning, logged once. Called from the training thread, and on
+  // SIGINT/SIGTERM from the exit-restore thread, on std::terminate and
+  // std::exit from the thread that ends the process.
   std::function<void(std::string_view)> log;
+  // Receives the lines of the exit paths instead (the restore on SIGINT and
+  // SIGTERM, std::terminate, std::exit), where the process may end before a
+  // sink that delivers later (Python's) gets to them. Null: as the others.
+  std::function<void(std::string_view)> exit_log;
 };
 
 class PowerLimitOptimizer {
@@ -246,6 +254,32 @@ class PowerLimitOptimizer {
   struct Shared;
   PowerLimitOptimizer(const device::GpuSet& gpus, monitor::Monitor& monitor, PowerLimitOptimizerOptions options);
 
+  // Create's steps, in order. A local problem (`local`: reading the GPUs or
+  // making the setter; `probe`: setting the current limits again) waits for
+  // AgreeAcrossRanks, so that every rank takes the same decision.
+  struct SetupErrors {
+    std::optional<Error> local;
+    std::optional<Error> probe;
+  };
+  void SetUpLog();  // emit_: options.log or the seam, and the rank prefix
+  // What the exit paths log through: options.exit_log, or emit_.
+  std::function<void(LogLevel, std::string_view, bool)> ExitEmit() const;
+  // Model, constraints and original limit of each GPU (all alike).
+  std::optional<Error> ReadGpus();
+  // max, max - stride, ..., and always the minimum.
+  void PlanPowerLimits();
+  // Through zeusd when it is configured (its errors are ours: never a silent
+  // fallback), else NVML in this process; then the probe. After a local
+  // error nothing is ever set.
+  void OpenSetter(SetupErrors& errors);
+  // Collective: errors, constraints and the GPU count. A failure, or the
+  // reason to run Disabled (no permission to change limits, here or on
+  // another rank), or nullopt.
+  Result<std::optional<Error>> AgreeAcrossRanks(const SetupErrors& errors);
+  // Collective: a saved profile (options.profile_path) that exists replaces
+  // profiling: true when it was loaded and the optimizer is Done.
+  Result<bool> UseSavedProfile();
+
   void StepSlow();
   void EnterWarmup(std::uint32_t limit_mw);
   void BeginProfiling();
@@ -254,12 +288,16 @@ class PowerLimitOptimizer {
   void Disable(Error reason);
   void ApplyLimit(std::uint32_t limit_mw);  // sets every GPU; records failures
   void ApplyOriginal();                     // back to the originals mid-run
-  void Log(std::string_view message) const;
+  // Through options.log, or the log seam at `level`; with the rank prefix
+  // in a job of several ranks.
+  void Log(LogLevel level, std::string_view message, bool user_warning = false) const;
   std::string WindowName() const;
 
   const device::GpuSet& gpus_;
   monitor::Monitor& monitor_;
   PowerLimitOptimizerOptions options_;
+  // Where Log sends a record (see options.log); shared with the exit paths.
+  std::function<void(LogLevel, std::string_view, bool)> emit_;
   SingleProcessCommunicator single_;
   Communicator* comm_ = nullptr;
   std::vector<std::size_t> gpu_indices_;

@@ -30,7 +30,7 @@
 
 #include "zeus/base/error.h"
 #include "zeus/device/gpu.h"
-#include "zeus/zeusd/client.h"
+#include "zeus/zeusd_client/client.h"
 
 namespace zeus::runtime {
 

@@ -60,7 +60,7 @@ def _power(args: argparse.Namespace) -> None:
     stop = _StopSignal()
     domain = PowerDomain(args.power_domain)
     monitor = PowerMonitor(gpu_indices=args.gpu_indices, update_period=args.update_period)
-    if domain not in monitor.power_domains:
+    if domain not in monitor.measurement_domains:
         monitor.stop()
         raise SystemExit(f"error: power domain {domain.value} is not supported by these GPUs")
     start = monitor.time()

@@ -18,7 +18,10 @@ Differences from Zeus, on purpose:
 * A window name with a comma or a quote is quoted in the log file (CSV), not written raw.
 * A GPU or CPU that fails during a window raises the device's exception (``ZeusBaseGPUError``
   or ``ZeusBaseCPUError`` subclasses) from ``end_window``; the window is consumed.
-* There is no SoC (Apple silicon, Jetson) support: ``Measurement.soc_energy`` is always None.
+* On an NVIDIA Jetson (``zeus.device.soc``), ``Measurement.soc_energy`` is a ``JetsonMeasurement`` in mJ
+  (not converted, as Zeus), integrated natively on the windows' clock; a rail that could not be read during
+  a window is None in it, with a ``UserWarning`` naming the file. Without an SoC it is None. Apple silicon is
+  never measured (macOS only).
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ from pathlib import Path
 from typing import Literal, Optional, Sequence, Union
 
 from zeus import _native
+from zeus.device.soc.common import SoCMeasurement
+from zeus.device.soc.jetson import JetsonMeasurement, measurement_from_window
 from zeus.utils.framework import sync_execution as _sync_execution
 
 
@@ -46,14 +51,15 @@ class Measurement:
         cpu_energy: energy of each monitored CPU package, in J; None when no CPU is monitored.
         dram_energy: DRAM energy of each monitored CPU package that has a DRAM domain, in J; None when
             none has one.
-        soc_energy: always None (no SoC support here).
+        soc_energy: the SoC's energy in the window (a ``JetsonMeasurement``, mJ, not converted) when the
+            machine is an NVIDIA Jetson; None otherwise.
     """
 
     time: float
     gpu_energy: dict[int, float]
     cpu_energy: Optional[dict[int, float]] = None
     dram_energy: Optional[dict[int, float]] = None
-    soc_energy: None = None
+    soc_energy: Optional[SoCMeasurement] = None
 
     @property
     def total_energy(self) -> float:
@@ -161,28 +167,41 @@ class ZeusMonitor:
         """
         if sync_execution:
             self._sync()
-        elapsed, gpu_energy, cpu_energy, dram_energy, estimated = self._native.end_window(key, cancel)
+        elapsed, gpu_energy, cpu_energy, dram_energy, estimated, soc = self._native.end_window(key, cancel)
         wall_start = None
         if self._log is not None:
             with self._lock:
                 wall_start = self._wall_starts.pop(key, None)
         if cancel:
+            soc_energy = None
+            if soc is not None:
+                soc_energy = JetsonMeasurement(*soc[:3])
+                soc_energy.zero_all_fields()
             return Measurement(
                 time=0.0,
                 gpu_energy={i: 0.0 for i in self.gpu_indices},
                 cpu_energy=None if cpu_energy is None else {i: 0.0 for i in self.cpu_indices},
                 dram_energy=None if dram_energy is None else {i: 0.0 for i in dram_energy},
+                soc_energy=soc_energy,
             )
         if estimated and not self.approx_instant_energy:
             for i in estimated:
                 gpu_energy[i] = 0.0
+            # The text stays the same from call to call (no window length), so Python's default filter shows
+            # a window that is always too short once per place, as Zeus does.
             warnings.warn(
-                f"Window '{key}' ({elapsed:.4f} s) was too short for the energy counter of GPU(s) "
+                f"Window '{key}' was too short for the energy counter of GPU(s) "
                 f"{', '.join(map(str, estimated))} to update, so their energy reads 0.0 J. Measure longer windows, "
                 "or pass approx_instant_energy=True to ZeusMonitor to estimate it as instant power x time.",
                 stacklevel=2,
             )
-        measurement = Measurement(time=elapsed, gpu_energy=gpu_energy, cpu_energy=cpu_energy, dram_energy=dram_energy)
+        measurement = Measurement(
+            time=elapsed,
+            gpu_energy=gpu_energy,
+            cpu_energy=cpu_energy,
+            dram_energy=dram_energy,
+            soc_energy=measurement_from_window(soc),
+        )
         if self._log is not None:
             row = io.StringIO()
             csv.writer(row, lineterminator="\n").writerow(

@@ -20,6 +20,10 @@ Differences from Zeus, on purpose:
 * ``DEVICE_INSTANT`` is always monitored: a GPU without the instant-power field is sampled through
   the driver's power reading.
 * GPUs need not be all of one model.
+* The monitored domains are the attribute ``measurement_domains``, as in Zeus after 0.16 (the
+  constructor argument stays ``power_domains``, as in Zeus; ``measurement_domains=`` is accepted
+  too). The attribute ``power_domains`` (Zeus 0.16's) still works as a deprecated alias (one
+  ``DeprecationWarning`` per process).
 
 Fork: a PowerMonitor created before ``os.fork()`` raises ``RuntimeError`` when used in the forked
 child (its sampler threads run only in the parent; the child gets no thread). Create a new one in
@@ -32,13 +36,40 @@ from __future__ import annotations
 
 import bisect
 import enum
+import logging
 import time as _time
+import warnings
 from typing import Optional, Sequence, Union
 
 from zeus import _native
 
+logger = logging.getLogger(__name__)
+
 _DEFAULT_PERIOD_S = 0.1
 _DEFAULT_CAPACITY = 36_000
+# Below this, as Zeus warns, the driver's power reading rarely changes between samples.
+_FAST_PERIOD_S = 0.05
+
+# Advice given once per process.
+_said: set[str] = set()
+
+
+def _once(key: str) -> bool:
+    """True the first time ``key`` is seen in this process."""
+    if key in _said:
+        return False
+    _said.add(key)
+    return True
+
+
+def _deprecated_power_domains(stacklevel: int) -> None:
+    if _once("power_domains"):
+        warnings.warn(
+            "PowerMonitor.power_domains is deprecated: read PowerMonitor.measurement_domains (the same list of "
+            "PowerDomain), Zeus's name since 0.16",
+            DeprecationWarning,
+            stacklevel=stacklevel + 1,
+        )
 
 
 class PowerDomain(enum.Enum):
@@ -128,11 +159,17 @@ class PowerMonitor(_Sampler):
         gpu_indices: GPUs to sample (framework indices). None: every visible GPU.
         update_period: sampling period in seconds. None: 0.1 s.
         max_samples_per_gpu: samples kept per GPU. None: 36,000.
-        power_domains: domains to sample. None: every domain the first GPU supports.
+        power_domains: domains to sample. None: every domain the first GPU supports. The attribute
+            ``measurement_domains`` lists them.
+        measurement_domains: the same as ``power_domains`` (keyword only; give one of the two).
+
+    An explicit ``update_period`` under 0.05 s is accepted with a warning on the ``zeus.monitor.power``
+    logger (once per process), as in Zeus.
 
     Raises:
         ValueError: an empty ``gpu_indices`` or ``power_domains``, an unknown GPU, or a domain the
             GPU does not support.
+        TypeError: both ``power_domains`` and ``measurement_domains``.
     """
 
     def __init__(
@@ -141,7 +178,14 @@ class PowerMonitor(_Sampler):
         update_period: Optional[float] = None,
         max_samples_per_gpu: Optional[int] = None,
         power_domains: Optional[Sequence[Union[PowerDomain, str]]] = None,
+        *,
+        measurement_domains: Optional[Sequence[Union[PowerDomain, str]]] = None,
     ) -> None:
+        if measurement_domains is not None:
+            if power_domains is not None:
+                raise TypeError("PowerMonitor got both power_domains and measurement_domains (the same list); "
+                                "pass one of them")
+            power_domains = measurement_domains
         if gpu_indices is not None and len(gpu_indices) == 0:
             raise ValueError("gpu_indices must not be empty; pass None to monitor every GPU")
         if power_domains is not None and len(power_domains) == 0:
@@ -151,6 +195,12 @@ class PowerMonitor(_Sampler):
         period = _DEFAULT_PERIOD_S if update_period is None else float(update_period)
         if period <= 0:
             raise ValueError(f"update_period must be positive, got {update_period}")
+        if period < _FAST_PERIOD_S and _once("fast_update_period"):
+            logger.warning(
+                "PowerMonitor update_period %s s is under %s s: the driver updates its power reading only every "
+                "few tens of milliseconds, so faster polling mostly repeats samples and costs CPU time",
+                period, _FAST_PERIOD_S,
+            )
         wanted = None if power_domains is None else {_domain(d) for d in power_domains}
         super().__init__(
             gpu_indices,
@@ -170,15 +220,21 @@ class PowerMonitor(_Sampler):
             self.stop()
             missing = sorted(d.value for d in wanted - supported)
             raise ValueError(f"Power domain(s) {', '.join(missing)} not supported by GPU {self.gpu_indices[0]}")
-        self.power_domains: list[PowerDomain] = [d for d in PowerDomain if d in (wanted or supported)]
+        self.measurement_domains: list[PowerDomain] = [d for d in PowerDomain if d in (wanted or supported)]
         self.update_period = period
+
+    @property
+    def power_domains(self) -> list[PowerDomain]:
+        """Deprecated: Zeus 0.16's name of ``measurement_domains``."""
+        _deprecated_power_domains(stacklevel=2)
+        return self.measurement_domains
 
     def _check(self, domain: Union[PowerDomain, str]) -> PowerDomain:
         d = _domain(domain)
-        if d not in self.power_domains:
+        if d not in self.measurement_domains:
             raise ValueError(
                 f"Power domain {d.value} is not being monitored. Monitored: "
-                f"{', '.join(x.value for x in self.power_domains)}"
+                f"{', '.join(x.value for x in self.measurement_domains)}"
             )
         return d
 
@@ -197,7 +253,7 @@ class PowerMonitor(_Sampler):
         self, gpu_index: Optional[int] = None, start_time: Optional[float] = None, end_time: Optional[float] = None
     ) -> dict[str, dict[int, list[tuple[float, float]]]]:
         """``{domain.value: {gpu: [(time, watts), ...]}}`` for every monitored domain."""
-        return {d.value: self._timeline(_FIELD[d], gpu_index, start_time, end_time) for d in self.power_domains}
+        return {d.value: self._timeline(_FIELD[d], gpu_index, start_time, end_time) for d in self.measurement_domains}
 
     def get_energy(
         self, start_time: float, end_time: float, power_domain: Optional[Union[PowerDomain, str]] = None
@@ -205,16 +261,12 @@ class PowerMonitor(_Sampler):
         """Energy of each GPU between two instants, in J, by hold-last-value integration.
 
         ``power_domain`` defaults to ``DEVICE_INSTANT`` (always monitored); ``DEVICE_AVERAGE`` and
-        ``MEMORY_AVERAGE`` integrate their timelines the same way.
+        ``MEMORY_AVERAGE`` integrate their own readings the same way. The native sampler integrates
+        (``zeus::monitor::PowerMonitor::Energy``). ``end_time`` before ``start_time`` raises ``ValueError``.
         """
         d = PowerDomain.DEVICE_INSTANT if power_domain is None else self._check(power_domain)
-        if d is PowerDomain.DEVICE_INSTANT:
-            start, end = start_time - self._offset, end_time - self._offset
-            return {gpu: self._native.energy(gpu, start, end) for gpu in self.gpu_indices}
-        out = {}
-        for gpu, timeline in self._timeline(_FIELD[d], None, None, None).items():
-            out[gpu] = _hold_last_value(timeline, start_time, end_time)
-        return out
+        start, end = start_time - self._offset, end_time - self._offset
+        return {gpu: self._native.energy(gpu, start, end, _FIELD[d]) for gpu in self.gpu_indices}
 
     def get_power(
         self, time: Optional[float] = None, power_domain: Union[PowerDomain, str] = PowerDomain.DEVICE_INSTANT
@@ -229,17 +281,3 @@ class PowerMonitor(_Sampler):
             out[gpu] = timeline[-1][1] if time is None else _nearest(timeline, time)
         return out
 
-
-def _hold_last_value(timeline: list[tuple[float, float]], start: float, end: float) -> float:
-    """The integral over [start, end] of a step function through ``timeline`` (each value holds until the
-    next sample; the first is held backwards). For the slow domains, which the native integral does not
-    cover."""
-    if not timeline or end <= start:
-        return 0.0
-    energy = 0.0
-    for k, (t, watts) in enumerate(timeline):
-        seg_start = start if k == 0 else max(t, start)
-        seg_end = end if k + 1 == len(timeline) else min(timeline[k + 1][0], end)
-        if seg_end > seg_start:
-            energy += watts * (seg_end - seg_start)
-    return energy

@@ -54,7 +54,7 @@ import json
 import logging
 import os
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
 from zeus import _native
@@ -80,13 +80,17 @@ __all__ = [
 ]
 
 
-def _log(line: str) -> None:
-    """The native optimizer's log lines: problems (it is disabled, a limit was rejected, a restore or a save
-    failed) as warnings, the rest (profiling results, the choice) as info."""
-    if any(word in line for word in ("unoptimized", "could not", "rejected")):
-        logger.warning(line)
-    else:
-        logger.info(line)
+_SHORT_REASON_CHARS = 160
+
+
+def _short_reason(text: str) -> str:
+    """The first sentence of a disabled optimizer's reason (the advice that follows is in ``details``), at most
+    ``_SHORT_REASON_CHARS`` characters."""
+    end = text.find(". ")
+    short = text if end < 0 else text[:end]
+    if len(short) > _SHORT_REASON_CHARS:
+        short = short[: _SHORT_REASON_CHARS - 3].rstrip() + "..."
+    return short
 
 
 def _watts(value: float) -> Union[int, float]:
@@ -137,10 +141,15 @@ class Done:
 
 @dataclass(frozen=True)
 class Disabled:
-    """Not in Zeus: the optimizer could not change or measure power limits (``reason``); training goes on at the
-    original limits."""
+    """Not in Zeus: the optimizer could not change or measure power limits; training goes on at the original
+    limits.
+
+    ``reason`` is the short reason (its first sentence); ``details`` the whole text with the ways out (what the
+    optimizer's one warning said). ``repr`` shows the short reason only.
+    """
 
     reason: str
+    details: str = field(default="", repr=False, compare=False)
 
 
 class OptimumSelector(abc.ABC):
@@ -330,7 +339,6 @@ class GlobalPowerLimitOptimizer(Callback):
             float(pl_step),
             None if profile_path is None else os.fspath(profile_path),
             spec,
-            _log,
             all_reduce,
             rank,
             world_size,
@@ -338,10 +346,9 @@ class GlobalPowerLimitOptimizer(Callback):
             getattr(monitor, "_sync", None),
             observer_mode=self.observer_mode,
         )
+        # A disabled optimizer has warned once, with the reason and the ways out (the native log seam: a
+        # UserWarning attributed to the caller's line); its state keeps the short reason.
         self.power_limits: list[int] = list(self._native.power_limits_mw())
-        state = self.state
-        if isinstance(state, Disabled):
-            warnings.warn(f"zeus: the power-limit optimizer is disabled: {state.reason}", stacklevel=2)
 
     @property
     def state(self) -> Union[Ready, Warmup, Profiling, Done, Disabled]:
@@ -355,7 +362,7 @@ class GlobalPowerLimitOptimizer(Callback):
             return Profiling(current_power_limit=limit_mw, steps=steps)
         if name == "done":
             return Done(optimal_power_limit=limit_mw)
-        return Disabled(reason=reason or "")
+        return Disabled(reason=_short_reason(reason or ""), details=reason or "")
 
     @property
     def measurements(self) -> list[PowerLimitMeasurement]:

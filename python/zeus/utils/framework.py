@@ -68,7 +68,8 @@ def sync_execution(gpu_devices: Sequence[int], sync_with: Literal["torch", "jax"
 
 
 def _torch_distributed() -> Any:
-    """torch.distributed when it is importable and initialised, else None."""
+    """torch.distributed when it is importable and initialised, else None (no PyTorch, or a PyTorch that cannot
+    be imported, is "not distributed")."""
     try:
         import torch.distributed as dist
     except ImportError:
@@ -96,7 +97,8 @@ def get_world_size() -> int:
 
 
 def all_reduce(object: list[float], operation: Literal["sum", "max"]) -> list[float]:  # noqa: A002 (Zeus's name)
-    """Reduces ``object`` element-wise over every rank; returns it unchanged when not distributed.
+    """Reduces ``object`` element-wise over every rank; returns ``object`` itself when not distributed (also
+    when no deep-learning framework is installed).
 
     Raises:
         ValueError: ``operation`` is not "sum" or "max".
@@ -105,7 +107,7 @@ def all_reduce(object: list[float], operation: Literal["sum", "max"]) -> list[fl
         raise ValueError(f"all_reduce operation must be 'sum' or 'max' (got {operation!r})")
     dist = _torch_distributed()
     if dist is None:
-        return list(object)
+        return object
     import torch
 
     device = "cuda" if dist.get_backend() == "nccl" else "cpu"

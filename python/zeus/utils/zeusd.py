@@ -1,9 +1,14 @@
 """Client of zeusd, the privileged daemon (Zeus's ``zeus.utils.zeusd`` API).
 
-A thin layer over the native client (``zeus._native.zeusd``): connection,
-discovery, authentication and the requests run in C++ with the GIL released.
-Configuration as Zeus's: ``ZEUSD_SOCK_PATH`` (a Unix socket) first, else
-``ZEUSD_HOST_PORT``; ``ZEUSD_TOKEN`` for a daemon that requires tokens.
+A thin layer over the native client (``zeus._native.zeusd``, the C++
+``zeus::zeusd::ZeusdClient``): the configuration from the environment,
+connection, discovery, authentication, every request and the decoding of its
+answer run in C++, with the GIL released; every error is raised by the native
+error table (``ZeusdAuthError`` for a 401 or 403 from any call,
+``ZeusdConnectionError`` for an unreachable daemon, ``ZeusdError`` for other
+error answers). Configuration as Zeus's: ``ZEUSD_SOCK_PATH`` (a Unix socket)
+first, else ``ZEUSD_HOST_PORT``; ``ZEUSD_TOKEN`` for a daemon that requires
+tokens; an empty variable counts as unset.
 
 The power-limit optimizer needs none of this: when ``ZEUSD_SOCK_PATH`` or
 ``ZEUSD_HOST_PORT`` is set, it changes limits through the daemon by itself.
@@ -11,11 +16,8 @@ The power-limit optimizer needs none of this: when ``ZEUSD_SOCK_PATH`` or
 
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import dataclass
 from typing import Dict, List, Optional
-from urllib.parse import urlencode
 
 from zeus import _native
 from zeus.exception import (
@@ -120,15 +122,17 @@ class ZeusdConfig:
 
     @classmethod
     def from_env(cls) -> Optional["ZeusdConfig"]:
-        """``ZEUSD_SOCK_PATH``, else ``ZEUSD_HOST_PORT`` (verbatim); ``ZEUSD_TOKEN``. None when neither is set."""
-        token = os.environ.get("ZEUSD_TOKEN")
-        socket_path = os.environ.get("ZEUSD_SOCK_PATH")
-        if socket_path is not None:
-            return cls.uds(socket_path, token=token)
-        host_port = os.environ.get("ZEUSD_HOST_PORT")
-        if host_port is not None:
-            return cls(host_port=host_port, token=token)
-        return None
+        """``ZEUSD_SOCK_PATH``, else ``ZEUSD_HOST_PORT`` (verbatim); ``ZEUSD_TOKEN``. None when neither is set.
+
+        The native client's reading of the environment (an empty variable counts as unset).
+        """
+        found = _native.zeusd.config_from_env()
+        return None if found is None else cls._from_native(found)
+
+    @classmethod
+    def _from_native(cls, config: tuple) -> "ZeusdConfig":
+        socket_path, host_port, token = config
+        return cls(host_port=host_port, socket_path=socket_path, token=token)
 
     def url(self, path: str) -> str:
         """The URL of ``path`` on this daemon (``http://localhost`` for a Unix socket)."""
@@ -161,20 +165,18 @@ class ZeusdClient:
     def __init__(self, config: Optional[ZeusdConfig] = None) -> None:
         """Connect to ``config``'s daemon (the environment's when None)."""
         if config is None:
-            config = ZeusdConfig.from_env()
-            if config is None:
-                raise ZeusdConnectionError(
-                    "No Zeusd connection configured. Set ZEUSD_SOCK_PATH or ZEUSD_HOST_PORT, or pass a ZeusdConfig."
-                )
+            self._native = _native.zeusd.Client.from_env()
+            config = ZeusdConfig._from_native(self._native.config)
+        else:
+            self._native = _native.zeusd.Client(config.socket_path, config.host_port, config.token or None)
         self._config = config
-        self._native = _native.zeusd.Client(config.socket_path, config.host_port, config.token or None)
         self._gpus = [GpuInfo(*g) for g in self._native.gpus]
         self._cpus = [CpuInfo(*c) for c in self._native.cpus]
 
     @property
     def endpoint(self) -> str:
         """The socket path or ``host:port``."""
-        return self._config.endpoint
+        return self._native.endpoint
 
     @property
     def gpus(self) -> List[GpuInfo]:
@@ -236,35 +238,14 @@ class ZeusdClient:
         """cpu-read is enabled and, with auth, our token has it."""
         return self._native.can("cpu-read")
 
-    def _get(self, op: str, path: str, params: Dict[str, str]) -> dict:
-        target = path + ("?" + urlencode(params, safe=",") if params else "")
-        status, body = self._native.request("GET", target)
-        if status != 200:
-            raise ZeusdError(f"Failed to {op}: {body}", None, status)
-        return json.loads(body)
-
-    def _post(self, op: str, path: str, params: Dict[str, str]) -> None:
-        status, body = self._native.request("POST", path + "?" + urlencode(params, safe=","))
-        if status != 200:
-            raise ZeusdError(f"Failed to {op}: {body}", None, status)
-
-    @staticmethod
-    def _params(ids: Optional[List[int]], field: str = "gpu_ids", **extra: object) -> Dict[str, str]:
-        params: Dict[str, str] = {}
-        if ids is not None:
-            params[field] = ",".join(str(int(i)) for i in ids)
-        for key, value in extra.items():
-            params[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
-        return params
-
     def get_gpu_energy(self, gpu_ids: List[int]) -> Dict[int, int]:
         """Cumulative energy (mJ) of each GPU."""
         return dict(self._native.get_gpu_energy(_ids(gpu_ids)))
 
     def get_gpu_power(self, gpu_ids: Optional[List[int]] = None) -> GpuPowerSnapshot:
         """Power (mW) of the GPUs (all when None)."""
-        data = self._get("get_gpu_power", "/gpu/get_power", self._params(gpu_ids))
-        return GpuPowerSnapshot(data["timestamp_ms"], {int(k): v for k, v in data["power_mw"].items()})
+        timestamp_ms, power_mw = self._native.get_gpu_power(_ids(gpu_ids))
+        return GpuPowerSnapshot(timestamp_ms, dict(power_mw))
 
     def set_power_limit(self, gpu_ids: List[int], power_limit_mw: int, block: bool = True) -> None:
         """Set the GPUs' power limit (mW); with ``block``, return once applied."""
@@ -276,8 +257,7 @@ class ZeusdClient:
 
     def get_persistence_mode(self, gpu_ids: Optional[List[int]] = None) -> Dict[int, bool]:
         """Persistence mode of each GPU."""
-        data = self._get("get_persistence_mode", "/gpu/get_persistence_mode", self._params(gpu_ids))
-        return {int(k): v["enabled"] for k, v in data.items()}
+        return dict(self._native.get_persistence_mode(_ids(gpu_ids)))
 
     def get_power_limit(self, gpu_ids: Optional[List[int]] = None) -> Dict[int, int]:
         """Power limit (mW) of each GPU."""
@@ -285,34 +265,29 @@ class ZeusdClient:
 
     def get_power_limit_constraints(self, gpu_ids: Optional[List[int]] = None) -> Dict[int, tuple]:
         """(min, max) power limit (mW) of each GPU."""
-        data = self._get("get_power_limit_constraints", "/gpu/get_power_limit_constraints", self._params(gpu_ids))
-        return {int(k): (v["min_power_limit_mw"], v["max_power_limit_mw"]) for k, v in data.items()}
+        return dict(self._native.get_power_limit_constraints(_ids(gpu_ids)))
 
     def set_gpu_locked_clocks(self, gpu_ids: List[int], min_clock_mhz: int, max_clock_mhz: int,
                               block: bool = True) -> None:
         """Lock the GPU clock between two frequencies (MHz)."""
-        self._post("set_gpu_locked_clocks", "/gpu/set_gpu_locked_clocks",
-                   self._params(gpu_ids, min_clock_mhz=int(min_clock_mhz), max_clock_mhz=int(max_clock_mhz),
-                                block=block))
+        self._native.set_gpu_locked_clocks(_ids(gpu_ids), int(min_clock_mhz), int(max_clock_mhz), block)
 
     def reset_gpu_locked_clocks(self, gpu_ids: List[int], block: bool = True) -> None:
         """Unlock the GPU clock."""
-        self._post("reset_gpu_locked_clocks", "/gpu/reset_gpu_locked_clocks", self._params(gpu_ids, block=block))
+        self._native.reset_gpu_locked_clocks(_ids(gpu_ids), block)
 
     def set_mem_locked_clocks(self, gpu_ids: List[int], min_clock_mhz: int, max_clock_mhz: int,
                               block: bool = True) -> None:
         """Lock the memory clock between two frequencies (MHz)."""
-        self._post("set_mem_locked_clocks", "/gpu/set_mem_locked_clocks",
-                   self._params(gpu_ids, min_clock_mhz=int(min_clock_mhz), max_clock_mhz=int(max_clock_mhz),
-                                block=block))
+        self._native.set_mem_locked_clocks(_ids(gpu_ids), int(min_clock_mhz), int(max_clock_mhz), block)
 
     def reset_mem_locked_clocks(self, gpu_ids: List[int], block: bool = True) -> None:
         """Unlock the memory clock."""
-        self._post("reset_mem_locked_clocks", "/gpu/reset_mem_locked_clocks", self._params(gpu_ids, block=block))
+        self._native.reset_mem_locked_clocks(_ids(gpu_ids), block)
 
     def reset_locked_clocks(self, gpu_ids: List[int], block: bool = True) -> None:
         """Unlock both the GPU and the memory clock."""
-        self._post("reset_locked_clocks", "/gpu/reset_locked_clocks", self._params(gpu_ids, block=block))
+        self._native.reset_locked_clocks(_ids(gpu_ids), block)
 
     def get_cpu_energy(self, cpu_ids: Optional[List[int]] = None, cpu: bool = True,
                        dram: bool = True) -> Dict[int, CpuEnergyResult]:
@@ -321,11 +296,8 @@ class ZeusdClient:
 
     def get_cpu_power(self, cpu_ids: Optional[List[int]] = None) -> CpuPowerSnapshot:
         """Power (mW) of each CPU package and its DRAM."""
-        data = self._get("get_cpu_power", "/cpu/get_power", self._params(cpu_ids, "cpu_ids"))
-        return CpuPowerSnapshot(
-            data["timestamp_ms"],
-            {int(k): CpuDramPower(v["cpu_mw"], v.get("dram_mw")) for k, v in data["power_mw"].items()},
-        )
+        timestamp_ms, power_mw = self._native.get_cpu_power(_ids(cpu_ids))
+        return CpuPowerSnapshot(timestamp_ms, {k: CpuDramPower(*v) for k, v in power_mw.items()})
 
     def get_time(self) -> float:
         """The daemon's wall clock, in seconds since the epoch."""

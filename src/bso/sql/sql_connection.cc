@@ -124,27 +124,46 @@ Result<std::string> SqlitePath(std::string_view rest, const std::string& shown) 
                           shown));
 }
 
-}  // namespace
+// A URL that OpenSqlConnection accepts: its dialect, and the SQLite path
+// (":memory:" for a private in-memory database) or libpq's URI.
+struct ParsedUrl {
+  SqlDialect dialect = SqlDialect::kSqlite;
+  std::string target;
+};
 
-Result<std::unique_ptr<SqlConnection>> OpenSqlConnection(std::string_view url, const SqlConnectionOptions& options) {
-  const std::string shown = RedactDatabaseUrl(url);
+Result<ParsedUrl> ParseDatabaseUrl(std::string_view url, const std::string& shown) {
   const auto [scheme, rest] = SplitScheme(url);
   const std::string base_scheme = scheme.substr(0, scheme.find('+'));
-
   if (IsSqliteScheme(scheme)) {
     Result<std::string> path = SqlitePath(rest, shown);
     if (!path) return Fail(path.error());
-    return internal::OpenSqliteConnection(*path, options);
+    return ParsedUrl{SqlDialect::kSqlite, std::move(*path)};
   }
   if (base_scheme == "postgresql" || base_scheme == "postgres") {
     // libpq accepts postgresql:// and postgres://; a "+driver" suffix is
     // SQLAlchemy's and means nothing here.
-    return internal::OpenPostgresConnection("postgresql://" + std::string(rest), shown);
+    return ParsedUrl{SqlDialect::kPostgres, "postgresql://" + std::string(rest)};
   }
   return Fail(ErrorCode::kInvalidArgument,
               fmt::format("database URL '{}': unsupported scheme '{}'; accepted: sqlite://, sqlite+aiosqlite://, "
                           "postgresql://, postgres:// (a '+driver' suffix such as postgresql+asyncpg:// is ignored)",
                           shown, scheme));
+}
+
+}  // namespace
+
+Result<DatabaseUrlInfo> InspectDatabaseUrl(std::string_view url) {
+  Result<ParsedUrl> parsed = ParseDatabaseUrl(url, RedactDatabaseUrl(url));
+  if (!parsed) return Fail(parsed.error());
+  return DatabaseUrlInfo{parsed->dialect, parsed->dialect == SqlDialect::kSqlite && parsed->target == ":memory:"};
+}
+
+Result<std::unique_ptr<SqlConnection>> OpenSqlConnection(std::string_view url, const SqlConnectionOptions& options) {
+  const std::string shown = RedactDatabaseUrl(url);
+  Result<ParsedUrl> parsed = ParseDatabaseUrl(url, shown);
+  if (!parsed) return Fail(parsed.error());
+  if (parsed->dialect == SqlDialect::kSqlite) return internal::OpenSqliteConnection(parsed->target, options);
+  return internal::OpenPostgresConnection(parsed->target, shown);
 }
 
 Result<std::unique_ptr<WalCheckpointer>> WalCheckpointer::Start(std::string_view sqlite_url,

@@ -119,6 +119,16 @@ struct SqlConnectionOptions {
 Result<std::unique_ptr<SqlConnection>> OpenSqlConnection(std::string_view url,
                                                          const SqlConnectionOptions& options = {});
 
+// What a database URL names, read without connecting.
+struct DatabaseUrlInfo {
+  SqlDialect dialect = SqlDialect::kSqlite;
+  bool in_memory = false;  // a private in-memory SQLite database
+};
+// The dialect and kind of a URL that OpenSqlConnection accepts; fails as
+// OpenSqlConnection does (kInvalidArgument naming the URL, password
+// redacted) for one it refuses.
+Result<DatabaseUrlInfo> InspectDatabaseUrl(std::string_view url);
+
 // Checkpoints a SQLite database's write-ahead log (copies its pages into
 // the database file, then lets the log restart) from a thread of its own,
 // every `interval`, in PASSIVE mode: it never blocks readers or writers, and

@@ -31,6 +31,7 @@
 #include "testing/ports.h"
 #include "testing/postgres.h"
 #include "testing/temp_dir.h"
+#include "testing/result.h"
 
 // libpqxx 6.4 leaks libpq's PGresult when a statement meets a connection
 // that the server has closed (PostgresReconnectsAfterTheConnectionIsLost):
@@ -90,8 +91,7 @@ class SqlConnectionTest : public ::testing::TestWithParam<Backend> {
 
   std::unique_ptr<SqlConnection> Open(int busy_timeout_ms = 10000) {
     auto connection = OpenSqlConnection(url_, {.busy_timeout_ms = busy_timeout_ms});
-    EXPECT_TRUE(connection) << connection.error().message();
-    return connection ? std::move(*connection) : nullptr;
+    return zeus::testing::Unwrap(std::move(connection));
   }
 
   // The rows of `sql` on `db`; an empty vector (and a test failure) on error.
@@ -552,6 +552,35 @@ TEST(OpenSqlConnectionTest, RejectsMalformedSqliteUrls) {
     auto db = OpenSqlConnection(url);
     ASSERT_FALSE(db) << url;
     EXPECT_EQ(db.error().code(), ErrorCode::kInvalidArgument) << url;
+  }
+}
+
+// What a URL names, without connecting (nothing listens at db.invalid).
+TEST(InspectDatabaseUrlTest, NamesTheDialectAndAnInMemoryDatabase) {
+  struct Case {
+    const char* url;
+    SqlDialect dialect;
+    bool in_memory;
+  };
+  for (const Case& c : {Case{"sqlite://", SqlDialect::kSqlite, true},
+                        Case{"sqlite:///:memory:", SqlDialect::kSqlite, true},
+                        Case{"SQLite+aiosqlite:///:memory:", SqlDialect::kSqlite, true},
+                        Case{"sqlite:///zeus_bso.db", SqlDialect::kSqlite, false},
+                        Case{"sqlite:////tmp/x:memory:", SqlDialect::kSqlite, false},
+                        Case{"postgresql://u:pw@db.invalid/zeus", SqlDialect::kPostgres, false},
+                        Case{"Postgres+asyncpg://db.invalid/zeus", SqlDialect::kPostgres, false}}) {
+    Result<DatabaseUrlInfo> info = InspectDatabaseUrl(c.url);
+    ASSERT_TRUE(info) << c.url << ": " << info.error().message();
+    EXPECT_EQ(info->dialect, c.dialect) << c.url;
+    EXPECT_EQ(info->in_memory, c.in_memory) << c.url;
+  }
+  // Refused as OpenSqlConnection refuses them, the password redacted.
+  for (const char* url : {"mysql://root:pw@localhost/db", "sqlite://host/x.db", "no-scheme-at-all"}) {
+    Result<DatabaseUrlInfo> info = InspectDatabaseUrl(url);
+    ASSERT_FALSE(info) << url;
+    EXPECT_EQ(info.error().code(), ErrorCode::kInvalidArgument) << url;
+    EXPECT_EQ(info.error().message(), OpenSqlConnection(url).error().message()) << url;
+    EXPECT_THAT(info.error().message(), Not(HasSubstr(":pw@"))) << url;
   }
 }
 

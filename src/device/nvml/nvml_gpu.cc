@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "device/nvml/nvml_error.h"
+#include "zeus/base/log.h"
 
 namespace zeus::device::nvml {
 namespace {
@@ -82,6 +83,10 @@ Result<bool> NvmlGpu::MigEnabled() {
 }
 
 Result<std::uint32_t> NvmlGpu::PowerUsageMw() {
+  // The driver's 1 s average at the GPU's scope; the plain call only where
+  // the driver has no average power field.
+  auto average = AveragePowerMw();
+  if (average || average.error().code() != ErrorCode::kNotSupported) return average;
   unsigned int power_mw = 0;
   if (nvmlReturn_t rc = api_.nvmlDeviceGetPowerUsage(device_, &power_mw); rc != NVML_SUCCESS) {
     return Fail(QueryError(rc, "power usage"));
@@ -108,12 +113,61 @@ Result<std::uint32_t> NvmlGpu::PowerField(unsigned int field_id, unsigned int sc
   }
 }
 
+Result<std::uint32_t> NvmlGpu::ScopedPowerField(unsigned int field_id, std::atomic<FieldScope>& resolved,
+                                                 std::string_view what) {
+  switch (resolved.load(std::memory_order_relaxed)) {
+    case FieldScope::kGpu: return PowerField(field_id, NVML_POWER_SCOPE_GPU, what);
+    case FieldScope::kModule: return PowerField(field_id, NVML_POWER_SCOPE_MODULE, what);
+    case FieldScope::kNone: return Fail(QueryError(NVML_ERROR_NOT_SUPPORTED, what));
+    case FieldScope::kUnresolved: break;
+  }
+  auto gpu_scope = PowerField(field_id, NVML_POWER_SCOPE_GPU, what);
+  if (gpu_scope) {
+    resolved.store(FieldScope::kGpu, std::memory_order_relaxed);
+    return gpu_scope;
+  }
+  // Only a refusal of the scope moves to the module; other failures (a lost
+  // GPU, a timeout) are returned and the scope stays unresolved.
+  if (gpu_scope.error().code() != ErrorCode::kNotSupported) return gpu_scope;
+  auto module_scope = PowerField(field_id, NVML_POWER_SCOPE_MODULE, what);
+  if (module_scope) {
+    resolved.store(FieldScope::kModule, std::memory_order_relaxed);
+    // One warning per GPU, whichever field finds it first.
+    LogOnce(fmt::format("nvml-module-power-scope:{}", nvml_index_),
+            {.level = LogLevel::kWarning,
+             .component = "device",
+             .message = fmt::format("the driver does not report the power of {} alone (GPU scope not supported); "
+                                    "reading its module's power instead, which on a superchip such as Grace Hopper "
+                                    "includes the CPU and its memory. Do not add CPU energy on top of this GPU's",
+                                    label_)});
+    return module_scope;
+  }
+  if (module_scope.error().code() == ErrorCode::kNotSupported) resolved.store(FieldScope::kNone);
+  return gpu_scope;  // the GPU scope's error names the field
+}
+
 Result<std::uint32_t> NvmlGpu::InstantPowerMw() {
-  return PowerField(NVML_FI_DEV_POWER_INSTANT, NVML_POWER_SCOPE_GPU, "instant power");
+  return ScopedPowerField(NVML_FI_DEV_POWER_INSTANT, instant_scope_, "instant power");
 }
 
 Result<std::uint32_t> NvmlGpu::AveragePowerMw() {
-  return PowerField(NVML_FI_DEV_POWER_AVERAGE, NVML_POWER_SCOPE_GPU, "average power");
+  return ScopedPowerField(NVML_FI_DEV_POWER_AVERAGE, average_scope_, "average power");
+}
+
+Result<PowerScope> NvmlGpu::PowerReadingScope() {
+  for (auto* field : {&instant_scope_, &average_scope_}) {
+    if (field->load(std::memory_order_relaxed) == FieldScope::kUnresolved) {
+      auto read = field == &instant_scope_ ? InstantPowerMw() : AveragePowerMw();
+      if (!read && read.error().code() != ErrorCode::kNotSupported) return Fail(read.error());
+    }
+    switch (field->load(std::memory_order_relaxed)) {
+      case FieldScope::kGpu: return PowerScope::kGpu;
+      case FieldScope::kModule: return PowerScope::kModule;
+      case FieldScope::kNone:
+      case FieldScope::kUnresolved: break;
+    }
+  }
+  return PowerScope::kUnscoped;
 }
 
 Result<std::uint32_t> NvmlGpu::MemoryPowerMw() {

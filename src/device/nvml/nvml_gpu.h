@@ -5,6 +5,7 @@
 #ifndef ZEUS_DEVICE_NVML_NVML_GPU_H_
 #define ZEUS_DEVICE_NVML_NVML_GPU_H_
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +31,7 @@ class NvmlGpu final : public Gpu {
   Result<std::uint32_t> InstantPowerMw() override;
   Result<std::uint32_t> AveragePowerMw() override;
   Result<std::uint32_t> MemoryPowerMw() override;
+  Result<PowerScope> PowerReadingScope() override;
   bool SupportsEnergyCounter() override;
   Result<std::uint64_t> TotalEnergyMj() override;
   Result<std::uint32_t> PowerLimitMw() override;
@@ -53,7 +55,13 @@ class NvmlGpu final : public Gpu {
  private:
   Error QueryError(nvmlReturn_t rc, std::string_view what) const;
   Error SetterError(nvmlReturn_t rc, std::string_view what) const;
+  // What a power field's scope resolved to (kept per field, see gpu.h).
+  enum class FieldScope : std::uint8_t { kUnresolved, kGpu, kModule, kNone };
   Result<std::uint32_t> PowerField(unsigned int field_id, unsigned int scope, std::string_view what);
+  // `field_id` at the GPU scope, else the module scope; `resolved` caches the
+  // answer.
+  Result<std::uint32_t> ScopedPowerField(unsigned int field_id, std::atomic<FieldScope>& resolved,
+                                         std::string_view what);
   Result<std::vector<unsigned int>> ClockList(std::string_view what, unsigned int memory_clock_mhz, bool graphics);
 
   std::shared_ptr<const NvmlLibrary> library_;
@@ -61,6 +69,8 @@ class NvmlGpu final : public Gpu {
   nvmlDevice_t device_;
   unsigned int nvml_index_;
   std::string label_;
+  std::atomic<FieldScope> instant_scope_{FieldScope::kUnresolved};
+  std::atomic<FieldScope> average_scope_{FieldScope::kUnresolved};
 };
 
 }  // namespace zeus::device::nvml

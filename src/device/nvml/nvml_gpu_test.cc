@@ -3,16 +3,21 @@
 // The NVML backend end to end: loader, NvmlGpu and discovery, driven through
 // the same dlopen path as production against the project's NVML emulator.
 
-#include <dlfcn.h>
-
 #include <chrono>
+#include <mutex>
+#include <string>
+#include <vector>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "device/nvml/nvml_library.h"
+#include "emulator/control/control.h"
 #include "testing/temp_dir.h"
+#include "testing/result.h"
+#include "zeus/base/log.h"
 #include "zeus/device/discovery.h"
 
 namespace zeus::device {
@@ -48,18 +53,15 @@ class NvmlGpuTest : public ::testing::Test {
 
   std::unique_ptr<GpuSet> Open(GpuOptions options) {
     auto gpus = OpenGpus(options);
-    EXPECT_TRUE(gpus) << gpus.error().message();
-    return gpus ? std::move(*gpus) : nullptr;
+    return zeus::testing::Unwrap(std::move(gpus));
   }
 
-  // Advances the emulator's manual clock (an exported control function).
-  static void AdvanceEmulatorMs(std::uint64_t ms) {
-    void* handle = dlopen(ZEUS_TEST_EMULATOR_PATH, RTLD_NOW | RTLD_NOLOAD);
-    ASSERT_NE(handle, nullptr);
-    auto advance = reinterpret_cast<int (*)(unsigned long long)>(dlsym(handle, "zeusEmulatorAdvanceTimeNs"));
-    ASSERT_NE(advance, nullptr);
-    ASSERT_EQ(advance(ms * 1'000'000ULL), 0);
-    dlclose(handle);
+  // Advances the emulator's manual clock.
+  static void AdvanceEmulatorMs(std::int64_t ms) {
+    auto control = emulator::EmulatorControl::Open(ZEUS_TEST_EMULATOR_PATH);
+    ASSERT_TRUE(control) << control.error().message();
+    Status advanced = (*control)->Advance(std::chrono::milliseconds(ms));
+    ASSERT_TRUE(advanced) << advanced.error().message();
   }
 
   TempDir tmp_;
@@ -201,7 +203,7 @@ TEST_F(NvmlGpuTest, PermissionFaultOnSetterExplainsTheFix) {
 
 TEST_F(NvmlGpuTest, LostGpuAfterSomeCalls) {
   UseScenario({{"gpus", {V100(), V100()}},
-               {"faults", {{{"function", "nvmlDeviceGetPowerUsage"}, {"gpu", 1}, {"return", "GPU_IS_LOST"},
+               {"faults", {{{"function", "nvmlDeviceGetFieldValues"}, {"gpu", 1}, {"return", "GPU_IS_LOST"},
                             {"after_calls", 2}}}}});
   auto gpus = Open(Options());
   ASSERT_TRUE(gpus);
@@ -289,6 +291,125 @@ TEST_F(NvmlGpuTest, MalformedScenarioSurfacesTheEmulatorsMessage) {
   auto gpus = OpenGpus(Options());
   ASSERT_FALSE(gpus);
   EXPECT_THAT(gpus.error().message(), HasSubstr("bad.json"));
+}
+
+}  // namespace
+}  // namespace zeus::device
+
+namespace zeus::device {
+namespace {
+
+// A GH200-like GPU: 300 W drawn by the GPU, 100 W by the Grace CPU and 20 W
+// by its memory, so the module draws 420 W.
+json SuperchipGpu(bool gpu_scope = true) {
+  json gpu = {{"name", "NVIDIA GH200 480GB"}, {"architecture", "hopper"}, {"min_power_limit_w", 100},
+              {"max_power_limit_w", 900},      {"default_power_limit_w", 900}, {"energy_counter", true},
+              {"power_w", 300.0},              {"module", {{"cpu_power_w", 100.0}, {"cpu_memory_power_w", 20.0}}}};
+  if (!gpu_scope) gpu["unsupported"] = {"gpu_scope_power"};
+  return gpu;
+}
+
+// Installs a sink that keeps every record, and forgets LogOnce's keys, for
+// the test's lifetime.
+class CapturedLog {
+ public:
+  CapturedLog() {
+    ResetLogOnceKeysForTesting();
+    previous_ = SetLogSink([this](const LogRecord& r) {
+      std::lock_guard lock(mu_);
+      records_.push_back({r.level, std::string(r.component), std::string(r.message)});
+    });
+  }
+  ~CapturedLog() {
+    SetLogSink(previous_);
+    ResetLogOnceKeysForTesting();
+  }
+  struct Record {
+    LogLevel level;
+    std::string component;
+    std::string message;
+  };
+  std::vector<Record> records() const {
+    std::lock_guard lock(mu_);
+    return records_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<Record> records_;
+  LogSink previous_;
+};
+
+using NvmlPowerScopeTest = NvmlGpuTest;
+
+TEST_F(NvmlPowerScopeTest, GpuScopeReadsTheGpuAloneWithoutWarning) {
+  CapturedLog log;
+  UseScenario({{"gpus", {SuperchipGpu()}}});
+  auto gpus = Open(Options());
+  Gpu& g = gpus->gpu(0);
+  EXPECT_EQ(*g.InstantPowerMw(), 300000u);
+  EXPECT_EQ(*g.AveragePowerMw(), 300000u);
+  EXPECT_EQ(*g.PowerUsageMw(), 300000u);  // not the plain call's 420 W module reading
+  EXPECT_EQ(*g.PowerReadingScope(), PowerScope::kGpu);
+  EXPECT_TRUE(log.records().empty());
+}
+
+TEST_F(NvmlPowerScopeTest, WithoutTheGpuScopeReadsTheModuleAndWarnsOncePerGpu) {
+  CapturedLog log;
+  UseScenario({{"gpus", {SuperchipGpu(false), SuperchipGpu(false), V100()}}});
+  auto gpus = Open(Options());
+  for (int round = 0; round < 3; ++round) {
+    for (std::size_t i = 0; i < 2; ++i) {
+      Gpu& g = gpus->gpu(i);
+      EXPECT_EQ(*g.InstantPowerMw(), 420000u);
+      EXPECT_EQ(*g.AveragePowerMw(), 420000u);
+      EXPECT_EQ(*g.PowerUsageMw(), 420000u);
+      EXPECT_EQ(*g.PowerReadingScope(), PowerScope::kModule);
+    }
+    EXPECT_EQ(*gpus->gpu(2).PowerReadingScope(), PowerScope::kGpu);
+  }
+  auto records = log.records();
+  ASSERT_EQ(records.size(), 2u);  // one per module GPU, however many reads
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(records[i].level, LogLevel::kWarning);
+    EXPECT_EQ(records[i].component, "device");
+    EXPECT_THAT(records[i].message, HasSubstr(fmt::format("GPU {}", i)));
+    EXPECT_THAT(records[i].message, HasSubstr("module"));
+  }
+}
+
+TEST_F(NvmlPowerScopeTest, WithoutPowerFieldsTheReadingIsUnscoped) {
+  CapturedLog log;
+  json gpu = V100(180.0);
+  gpu["unsupported"] = {"instant_power", "average_power"};
+  UseScenario({{"gpus", {gpu}}});
+  auto gpus = Open(Options());
+  Gpu& g = gpus->gpu(0);
+  EXPECT_EQ(g.InstantPowerMw().error().code(), ErrorCode::kNotSupported);
+  EXPECT_EQ(*g.PowerUsageMw(), 180000u);  // the plain call
+  EXPECT_EQ(*g.PowerReadingScope(), PowerScope::kUnscoped);
+  EXPECT_TRUE(log.records().empty());
+}
+
+TEST_F(NvmlPowerScopeTest, AFailedReadLeavesTheScopeUnresolved) {
+  CapturedLog log;
+  UseScenario({{"gpus", {SuperchipGpu(false)}},
+               {"faults", {{{"function", "nvmlDeviceGetFieldValues"}, {"return", "GPU_IS_LOST"}, {"max_failures", 1}}}}});
+  auto gpus = Open(Options());
+  Gpu& g = gpus->gpu(0);
+  auto lost = g.InstantPowerMw();
+  ASSERT_FALSE(lost);
+  EXPECT_EQ(lost.error().code(), ErrorCode::kDeviceLost);
+  EXPECT_TRUE(log.records().empty());
+  EXPECT_EQ(*g.InstantPowerMw(), 420000u);  // resolved at the next read
+  EXPECT_EQ(*g.PowerReadingScope(), PowerScope::kModule);
+  EXPECT_EQ(log.records().size(), 1u);
+}
+
+TEST(PowerScopeNameTest, Names) {
+  EXPECT_EQ(PowerScopeName(PowerScope::kGpu), "gpu");
+  EXPECT_EQ(PowerScopeName(PowerScope::kModule), "module");
+  EXPECT_EQ(PowerScopeName(PowerScope::kUnscoped), "unscoped");
 }
 
 }  // namespace

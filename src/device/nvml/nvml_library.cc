@@ -5,12 +5,12 @@
 #include <dlfcn.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "device/nvml/nvml_error.h"
+#include "zeus/device/environment.h"
 
 namespace zeus::device::nvml {
 namespace {
@@ -47,25 +47,14 @@ class EmulatorNowClock final : public Clock {
 }  // namespace
 
 Result<std::shared_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::optional<std::string>& path) {
-  std::string chosen;
-  bool explicit_path = true;
-  std::string origin;
-  if (path && !path->empty()) {
-    chosen = *path;
-    origin = "the configured NVML library";
-  } else if (const char* env = std::getenv("ZEUS_NVML_LIBRARY"); env != nullptr && *env != '\0') {
-    chosen = env;
-    origin = "ZEUS_NVML_LIBRARY";
-  } else {
-    chosen = kSystemNvmlLibrary;
-    explicit_path = false;
-  }
+  const NvmlLibraryChoice choice = ChooseNvmlLibrary(path);
+  const std::string& chosen = choice.path;
 
   dlerror();
   void* handle = dlopen(chosen.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = dlerror();
-    if (!explicit_path) {
+    if (!choice.named_explicitly) {
       return Fail(ErrorCode::kUnavailable,
                   fmt::format("no NVIDIA driver found ({} could not be loaded: {}); install the NVIDIA driver, "
                               "or set ZEUS_NVML_LIBRARY to an NVML library such as libzeus-nvml-emulator.so",
@@ -74,7 +63,7 @@ Result<std::shared_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::optional<std::
     return Fail(ErrorCode::kNotFound,
                 fmt::format("{}={}: cannot load the NVML library: {}; fix the path or unset it to use the "
                             "system driver",
-                            origin, chosen, why != nullptr ? why : "unknown reason"));
+                            choice.origin, chosen, why != nullptr ? why : "unknown reason"));
   }
 
   std::shared_ptr<NvmlLibrary> lib(new NvmlLibrary(handle, chosen));

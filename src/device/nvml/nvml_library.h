@@ -19,9 +19,6 @@
 
 namespace zeus::device::nvml {
 
-// The library name the system driver installs.
-inline constexpr const char* kSystemNvmlLibrary = "libnvidia-ml.so.1";
-
 // One function pointer per entry of nvml_api.def, named as in NVML. An
 // optional entry the library lacks is null; call it through Call().
 struct NvmlApi {
@@ -32,8 +29,9 @@ struct NvmlApi {
 
 class NvmlLibrary {
  public:
-  // Opens `path` (or, when empty, $ZEUS_NVML_LIBRARY, else
-  // kSystemNvmlLibrary), resolves the entry points and calls nvmlInit_v2.
+  // Opens the library ChooseNvmlLibrary(path) names (zeus/device/environment.h:
+  // `path` unless empty, else $ZEUS_NVML_LIBRARY, else the system's),
+  // resolves the entry points and calls nvmlInit_v2.
   // Errors: kUnavailable when the system library is absent ("no NVIDIA driver
   // found") or init fails; kNotFound when an explicitly named library cannot
   // be loaded; kInternal when a required symbol is missing.

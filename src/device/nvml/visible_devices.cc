@@ -7,14 +7,10 @@
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
+
 namespace zeus::device::nvml {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 // "-1", "-2", ...
 bool IsNegativeIndex(std::string_view entry) {
@@ -38,13 +34,13 @@ Result<std::vector<unsigned int>> ResolveVisibleDevices(std::optional<std::strin
                             "GPU UUIDs as listed by `zeus info`",
                             all, entry, why, uuids.empty() ? 0 : uuids.size() - 1));
   };
-  if (Trim(all).empty()) return visible;
+  if (base::Trim(all).empty()) return visible;
 
   std::size_t start = 0;
   while (start <= all.size()) {
     std::size_t comma = all.find(',', start);
     if (comma == std::string_view::npos) comma = all.size();
-    const std::string_view entry = Trim(all.substr(start, comma - start));
+    const std::string_view entry = base::Trim(all.substr(start, comma - start));
     start = comma + 1;
 
     unsigned int index = 0;

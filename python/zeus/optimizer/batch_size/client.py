@@ -25,6 +25,7 @@ Differences from Zeus, on purpose:
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Optional
 
 from zeus import _native
@@ -39,6 +40,8 @@ from zeus.exception import (
 )
 from zeus.optimizer.batch_size.common import CreatedJob, JobSpec
 from zeus.utils import framework
+
+logger = logging.getLogger(__name__)
 
 
 class BatchSizeOptimizer:
@@ -98,6 +101,14 @@ class BatchSizeOptimizer:
         self.rank = rank
         self._job_spec = job
         self._native = _native.batch_size.BatchSizeOptimizer(native_monitor, server_url, job, rank)
+        if rank == 0:
+            # As Zeus does: the id the service gave (or kept) is what the next runs of this job must use.
+            job_id = self._native.job.get("job_id")
+            logger.info(
+                "Registered job %s with the batch-size optimizer service at %s; to run this job again, use "
+                "JobSpec(job_id=%r, ...)",
+                job_id, server_url, job_id,
+            )
         # Ranks other than 0: rank 0's trial as copied by the user (or broadcast), adopted by the native
         # optimizer before the next hook.
         self._copied_batch_size: Optional[int] = None

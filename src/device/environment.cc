@@ -1,0 +1,51 @@
+// Copyright 2026 The Zeus C++ Authors.
+
+#include "zeus/device/environment.h"
+
+#include <cstdlib>
+
+namespace zeus::device {
+namespace {
+
+// The variable's value when it is set and not empty.
+std::optional<std::string> NonEmptyVariable(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  return std::string(value);
+}
+
+}  // namespace
+
+NvmlLibraryChoice ChooseNvmlLibrary(const std::optional<std::string>& configured) {
+  if (configured && !configured->empty()) return {*configured, "the configured NVML library", true};
+  if (auto named = NonEmptyVariable(kNvmlLibraryVariable)) return {std::move(*named), kNvmlLibraryVariable, true};
+  return {kSystemNvmlLibrary, "", false};
+}
+
+bool MayContinueWithoutGpus(const Error& open_error, const NvmlLibraryChoice& library) {
+  return !library.named_explicitly && open_error.code() == ErrorCode::kUnavailable;
+}
+
+std::string ChoosePowercapRoot(const std::optional<std::string>& configured) {
+  if (configured) return *configured;
+  return NonEmptyVariable(kPowercapRootVariable).value_or(kDefaultPowercapRoot);
+}
+
+std::string ChooseSocRoot(const std::optional<std::string>& configured) {
+  if (configured && !configured->empty()) return *configured;
+  return NonEmptyVariable(kSocRootVariable).value_or(kDefaultSocRoot);
+}
+
+std::optional<std::string> ChooseCudaVisibleDevices(const std::optional<std::string>& configured) {
+  if (configured) return configured;
+  if (const char* value = std::getenv(kCudaVisibleDevicesVariable); value != nullptr) return std::string(value);
+  return std::nullopt;
+}
+
+void ClearDeviceEnvironment() {
+  for (const char* name : {kCudaVisibleDevicesVariable, kNvmlLibraryVariable, kPowercapRootVariable, kSocRootVariable}) {
+    ::unsetenv(name);
+  }
+}
+
+}  // namespace zeus::device
