@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <exception>
 #include <future>
 #include <memory>
@@ -15,6 +14,7 @@
 #include "exporter/collector_impl.h"
 #include "http/http.h"
 #include "exporter/process_metrics.h"
+#include "zeus/base/log.h"
 
 namespace zeus::exporter {
 namespace {
@@ -69,12 +69,27 @@ void Collector::Impl::ReportState(bool gpu, std::size_t index, bool up, const st
     states[index] = up;
   }
   const char* kind = gpu ? "GPU" : "CPU package";
-  const std::string line = up ? fmt::format("zeus exporter: {} {} is up again", kind, index)
-                              : fmt::format("zeus exporter: {} {} is down: {}", kind, index, why);
+  const std::string line = up ? fmt::format("{} {} is up again", kind, index)
+                              : fmt::format("{} {} is down: {}", kind, index, why);
   if (log) {
     log(line);
   } else {
-    std::fprintf(stderr, "%s\n", line.c_str());
+    zeus::Log({.level = up ? LogLevel::kInfo : LogLevel::kWarning, .component = "exporter", .message = line});
+  }
+}
+
+void Collector::Impl::CollectCpus(MetricFamily& cpu_energy, MetricFamily& dram_energy, MetricFamily& up) const {
+  const std::size_t cpu_count = cpus ? cpus->size() : 0;
+  for (std::size_t k = 0; k < cpu_count; ++k) {
+    std::vector<ClientMetric::Label> labels{{"hostname", hostname}, {"package", std::to_string(k)}};
+    auto energy = cpus->cpu(k).TotalEnergy();
+    if (energy) {
+      cpu_energy.metric.push_back(Metric(labels, energy->package_mj / 1000.0, MetricType::Counter));
+      if (energy->dram_mj) dram_energy.metric.push_back(Metric(labels, *energy->dram_mj / 1000.0, MetricType::Counter));
+    }
+    labels.insert(labels.begin(), {"device", "cpu"});
+    up.metric.push_back(Metric(std::move(labels), energy ? 1 : 0, MetricType::Gauge));
+    ReportState(false, k, energy.has_value(), energy ? "" : energy.error().message());
   }
 }
 
@@ -89,6 +104,17 @@ std::vector<MetricFamily> Collector::Impl::Collect() const {
                           MetricType::Counter, {}};
   MetricFamily dram_energy{"zeus_dram_energy_joules_total", "DRAM energy (RAPL) since the exporter started.",
                            MetricType::Counter, {}};
+  MetricFamily emissions{"zeus_gpu_emissions_grams_total",
+                         "GPU carbon emissions (gCO2eq): zeus_gpu_energy_joules_total at the zone's yearly average "
+                         "carbon intensity (zeus exporter --carbon).",
+                         MetricType::Counter, {}};
+  auto add_emissions = [&](const std::vector<ClientMetric::Label>& labels, double energy_j) {
+    if (!carbon_intensity_g_per_kwh) return;
+    std::vector<ClientMetric::Label> with_zone = labels;
+    with_zone.push_back({"zone", carbon_zone});
+    emissions.metric.push_back(Metric(std::move(with_zone), energy_j / 3.6e6 * *carbon_intensity_g_per_kwh,
+                                      MetricType::Counter));
+  };
   MetricFamily up{"zeus_device_up", "1 when every read of the device succeeded at this scrape, else 0.",
                   MetricType::Gauge, {}};
 
@@ -151,11 +177,13 @@ std::vector<MetricFamily> Collector::Impl::Collect() const {
       if (got && got->energy_mj && *got->energy_mj) {
         gpu_energy.metric.push_back(
             Metric(labels, static_cast<double>(**got->energy_mj) / 1000.0, MetricType::Counter));
+        add_emissions(labels, static_cast<double>(**got->energy_mj) / 1000.0);
       } else if (got && got->energy_mj) {
         problem = got->energy_mj->error().message();
       }
     } else if (auto energy_j = power_monitor->CumulativeEnergyJ(i, clock->Now())) {
       gpu_energy.metric.push_back(Metric(labels, *energy_j, MetricType::Counter));
+      add_emissions(labels, *energy_j);
     } else {
       problem = energy_j.error().message();
     }
@@ -164,21 +192,10 @@ std::vector<MetricFamily> Collector::Impl::Collect() const {
     ReportState(true, i, problem.empty(), problem);
   }
 
-  const std::size_t cpu_count = cpus ? cpus->size() : 0;
-  for (std::size_t k = 0; k < cpu_count; ++k) {
-    std::vector<ClientMetric::Label> labels{{"hostname", hostname}, {"package", std::to_string(k)}};
-    auto energy = cpus->cpu(k).TotalEnergy();
-    if (energy) {
-      cpu_energy.metric.push_back(Metric(labels, energy->package_mj / 1000.0, MetricType::Counter));
-      if (energy->dram_mj) dram_energy.metric.push_back(Metric(labels, *energy->dram_mj / 1000.0, MetricType::Counter));
-    }
-    labels.insert(labels.begin(), {"device", "cpu"});
-    up.metric.push_back(Metric(std::move(labels), energy ? 1 : 0, MetricType::Gauge));
-    ReportState(false, k, energy.has_value(), energy ? "" : energy.error().message());
-  }
+  CollectCpus(cpu_energy, dram_energy, up);
 
   std::vector<MetricFamily> families;
-  for (MetricFamily* family : {&power, &limit, &temperature, &gpu_energy, &cpu_energy, &dram_energy, &up}) {
+  for (MetricFamily* family : {&power, &limit, &temperature, &gpu_energy, &emissions, &cpu_energy, &dram_energy, &up}) {
     if (!family->metric.empty()) families.push_back(std::move(*family));
   }
   AppendProcessMetrics(families);
@@ -230,6 +247,8 @@ Result<std::unique_ptr<Collector>> Collector::Create(const device::GpuSet* gpus,
   }
   impl->sample_interval = options.sample_interval;
   impl->device_timeout = options.device_timeout;
+  impl->carbon_intensity_g_per_kwh = options.carbon_intensity_g_per_kwh;
+  impl->carbon_zone = options.carbon_zone;
   impl->gpu_up.assign(gpus ? gpus->size() : 0, true);
   impl->cpu_up.assign(cpus ? cpus->size() : 0, true);
   impl->collectable = std::make_shared<CollectableAdapter>(impl.get());

@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,8 @@ struct Collector::Impl {
   std::unique_ptr<monitor::PowerMonitor> power_monitor;  // null without GPUs
   std::chrono::nanoseconds sample_interval{0};
   std::chrono::milliseconds device_timeout{1000};
+  std::optional<double> carbon_intensity_g_per_kwh;
+  std::string carbon_zone;
   std::vector<std::unique_ptr<base::SerialWorker>> gpu_readers;  // one per GPU: scrape reads
   std::shared_ptr<prometheus::Collectable> collectable;
 
@@ -44,6 +47,9 @@ struct Collector::Impl {
   ~Impl();
 
   std::vector<prometheus::MetricFamily> Collect() const;
+  // Appends each CPU package's energy counters and its zeus_device_up to the families.
+  void CollectCpus(prometheus::MetricFamily& cpu_energy, prometheus::MetricFamily& dram_energy,
+                   prometheus::MetricFamily& up) const;
   // Logs a device's state change (once per change).
   void ReportState(bool gpu, std::size_t index, bool up, const std::string& why) const;
 };
