@@ -14,6 +14,10 @@
 
 namespace zeus::device {
 
+Error Gpu::NotSupportedError(std::string_view call) {
+  return Error(ErrorCode::kNotSupported, fmt::format("{} is not supported by this GPU backend", call));
+}
+
 std::string_view GpuArchitectureName(GpuArchitecture arch) {
   switch (arch) {
     case GpuArchitecture::kKepler: return "kepler";

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,27 @@ enum class PowerScope : std::uint8_t {
 
 // "gpu", "module", "unscoped".
 std::string_view PowerScopeName(PowerScope scope);
+
+// A process with a compute context on a GPU
+// (nvmlDeviceGetComputeRunningProcesses).
+struct GpuProcess {
+  std::uint32_t pid = 0;
+  // GPU memory the process holds; absent where the driver cannot tell
+  // (NVML_VALUE_NOT_AVAILABLE: Windows WDDM, some MIG and container setups).
+  std::optional<std::uint64_t> used_memory_bytes;
+};
+
+// One driver sample of one process's utilization
+// (nvmlDeviceGetProcessUtilization's nvmlProcessUtilizationSample_t).
+struct GpuProcessUtilization {
+  std::uint32_t pid = 0;
+  // When the driver took the sample: microseconds on the driver's clock (CPU
+  // time since the epoch on a real driver). Pass the newest one seen back to
+  // ProcessUtilization() to read only newer samples.
+  std::uint64_t timestamp_us = 0;
+  unsigned int sm_util_percent = 0;   // 0..100: share of time a kernel of this process ran
+  unsigned int mem_util_percent = 0;  // 0..100: share of time its memory traffic ran
+};
 
 struct PowerLimitConstraints {
   std::uint32_t min_mw = 0;
@@ -115,6 +137,28 @@ class Gpu {
   virtual Status ResetGpuLockedClocks() = 0;
   virtual Status SetMemoryLockedClocks(unsigned int min_mhz, unsigned int max_mhz) = 0;
   virtual Status ResetMemoryLockedClocks() = 0;
+
+  // Per-process use (for attributing energy to processes; see
+  // zeus/monitor/attribution.h). Not every backend has these: the default
+  // answers kNotSupported, as a driver that lacks the calls does.
+  //
+  // The processes with a compute context on this GPU now, in the driver's
+  // order. An empty list when none. PIDs are in the driver's (the host's)
+  // PID namespace; a process that exited may still be listed until the
+  // driver reaps its context.
+  virtual Result<std::vector<GpuProcess>> RunningProcesses() { return NotSupportedError("RunningProcesses"); }
+  // The driver's per-process utilization samples taken after
+  // `since_timestamp_us` (0: every sample the driver still keeps, a few
+  // seconds' worth), oldest first. An empty list when there is none (NVML's
+  // NVML_ERROR_NOT_FOUND: no process ran, or nothing new since the
+  // timestamp). kNotSupported on GPUs without per-process accounting.
+  virtual Result<std::vector<GpuProcessUtilization>> ProcessUtilization(std::uint64_t since_timestamp_us) {
+    (void)since_timestamp_us;
+    return NotSupportedError("ProcessUtilization");
+  }
+
+ private:
+  static Error NotSupportedError(std::string_view call);
 };
 
 // The GPUs visible to this process, in CUDA_VISIBLE_DEVICES order: gpu(i) is
