@@ -146,7 +146,7 @@ class Gpu {
   // order. An empty list when none. PIDs are in the driver's (the host's)
   // PID namespace; a process that exited may still be listed until the
   // driver reaps its context.
-  virtual Result<std::vector<GpuProcess>> RunningProcesses() { return NotSupportedError("RunningProcesses"); }
+  virtual Result<std::vector<GpuProcess>> RunningProcesses() { return Fail(NotSupportedError("RunningProcesses")); }
   // The driver's per-process utilization samples taken after
   // `since_timestamp_us` (0: every sample the driver still keeps, a few
   // seconds' worth), oldest first. An empty list when there is none (NVML's
@@ -154,7 +154,7 @@ class Gpu {
   // timestamp). kNotSupported on GPUs without per-process accounting.
   virtual Result<std::vector<GpuProcessUtilization>> ProcessUtilization(std::uint64_t since_timestamp_us) {
     (void)since_timestamp_us;
-    return NotSupportedError("ProcessUtilization");
+    return Fail(NotSupportedError("ProcessUtilization"));
   }
 
  private:
