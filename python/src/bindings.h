@@ -44,6 +44,8 @@ T Unwrap(Result<T> result, ErrorDomain domain = ErrorDomain::kGeneral) {
 void RegisterErrors(py::module_& m);
 void RegisterDevice(py::module_& m);
 void RegisterMonitor(py::module_& m);
+// Adds ProcessEnergyMonitor to the monitor submodule `sub`.
+void RegisterProcessEnergy(py::module_& sub);
 void RegisterPowerLimit(py::module_& m);
 void RegisterBatchSize(py::module_& m);
 void RegisterMetric(py::module_& m);

@@ -384,6 +384,7 @@ void RegisterMonitor(py::module_& m) {
   py::module_ sub = m.def_submodule("monitor", "Native measurement windows and power sampling.");
   py::module_::import("os").attr("register_at_fork")(py::arg("after_in_child") = py::cpp_function(&MarkForkedInChild));
   RegisterPowerMonitor(sub);
+  RegisterProcessEnergy(sub);
 
   py::class_<NativeMonitor, std::shared_ptr<NativeMonitor>>(sub, "Monitor",
                                                             "The native state behind a zeus.monitor.ZeusMonitor.")

@@ -313,14 +313,14 @@ PeriodicProcessSampler::PeriodicProcessSampler(ProcessEnergyTracker& tracker, st
     : state_(std::make_unique<State>()) {
   state_->tracker = &tracker;
   state_->interval = interval;
+  tracker.Sample();  // the first, on the caller's thread: the baseline is taken when this returns
   State* s = state_.get();
   s->thread = std::thread([s] {
     std::unique_lock lock(s->mu);
-    while (!s->stopping) {
+    while (!s->wake.wait_for(lock, s->interval, [s] { return s->stopping; })) {
       lock.unlock();
       s->tracker->Sample();
       lock.lock();
-      s->wake.wait_for(lock, s->interval, [s] { return s->stopping; });
     }
   });
 }

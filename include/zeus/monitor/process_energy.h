@@ -137,8 +137,8 @@ class ProcessEnergyTracker {
   std::unique_ptr<Impl> impl_;
 };
 
-// Calls tracker.Sample() at once and then every `interval` (wall time) on a
-// thread of its own, until Stop() or destruction, which take one last
+// Calls tracker.Sample() once in the constructor (so the baseline is taken
+// when it returns), then every `interval` (wall time) on a thread of its own, until Stop() or destruction, which take one last
 // Sample() so that a report made after them covers everything up to then.
 // The one sampling loop of `zeus monitor --per-process`, the exporter and
 // Python. `tracker` must outlive the sampler. Thread-safety: Stop() may be
