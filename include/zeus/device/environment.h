@@ -3,7 +3,7 @@
 // The device settings a process takes from its environment, read in this one
 // place: which NVML library to load (ZEUS_NVML_LIBRARY), where RAPL is read
 // (ZEUS_POWERCAP_ROOT), where an SoC's files are looked for (ZEUS_SOC_ROOT),
-// where procfs is read (ZEUS_PROC_ROOT) and which GPUs are visible
+// where processes are looked up (ZEUS_PROC_ROOT) and which GPUs are visible
 // (CUDA_VISIBLE_DEVICES).
 // OpenGpus and OpenCpus (discovery.h) consult them for the options left
 // unset; commands use them to report what was chosen and to apply the rule
@@ -15,7 +15,6 @@
 #ifndef ZEUS_DEVICE_ENVIRONMENT_H_
 #define ZEUS_DEVICE_ENVIRONMENT_H_
 
-#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -30,19 +29,17 @@ inline constexpr char kCudaVisibleDevicesVariable[] = "CUDA_VISIBLE_DEVICES";
 // /etc/nv_tegra_release and /sys/bus/i2c/drivers/ina3221x, ...): a fake tree
 // in tests, a host's root mounted into a container.
 inline constexpr char kSocRootVariable[] = "ZEUS_SOC_ROOT";
-// Where procfs is mounted, for naming the processes that use a GPU
-// (zeus/device/process_identity.h): a fake tree in tests, the host's /proc
-// mounted into a container (e.g. /host/proc).
-inline constexpr char kProcRootVariable[] = "ZEUS_PROC_ROOT";
 
+// Where procfs is read to name the processes on a GPU (process_identity.h):
+// a fake tree in tests, the host's /proc mounted into an exporter's container.
+inline constexpr char kProcRootVariable[] = "ZEUS_PROC_ROOT";
+inline constexpr char kDefaultProcRoot[] = "/proc";
 // The library name the system driver installs.
 inline constexpr char kSystemNvmlLibrary[] = "libnvidia-ml.so.1";
 // The kernel's powercap tree.
 inline constexpr char kDefaultPowercapRoot[] = "/sys/class/powercap";
 // The real file system's root.
 inline constexpr char kDefaultSocRoot[] = "/";
-// The kernel's procfs.
-inline constexpr char kDefaultProcRoot[] = "/proc";
 
 // The NVML library a process loads, and how it was chosen.
 struct NvmlLibraryChoice {
@@ -76,14 +73,9 @@ std::string ChoosePowercapRoot(const std::optional<std::string>& configured = st
 // `configured` when it is set and not empty, else $ZEUS_SOC_ROOT when it is
 // set and not empty, else kDefaultSocRoot.
 std::string ChooseSocRoot(const std::optional<std::string>& configured = std::nullopt);
-
-// `configured` when it is set and not empty, else $ZEUS_PROC_ROOT when it
-// is set and not empty, else kDefaultProcRoot.
-inline std::string ChooseProcRoot(const std::optional<std::string>& configured = std::nullopt) {
-  if (configured && !configured->empty()) return *configured;
-  const char* value = std::getenv(kProcRootVariable);
-  return value != nullptr && *value != '\0' ? value : kDefaultProcRoot;
-}
+// `configured` when it is set and not empty, else $ZEUS_PROC_ROOT when it is
+// set and not empty, else kDefaultProcRoot.
+std::string ChooseProcRoot(const std::optional<std::string>& configured = std::nullopt);
 
 // `configured` when it is set, else $CUDA_VISIBLE_DEVICES when it is set
 // (even empty: no GPU), else nullopt (every GPU, in NVML order).
