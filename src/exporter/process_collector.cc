@@ -40,33 +40,11 @@ Result<std::unique_ptr<ProcessCollector>> ProcessCollector::Create(const device:
 }
 
 ProcessCollector::~ProcessCollector() {
-  {
-    std::lock_guard lock(mu_);
-    stop_ = true;
-  }
-  stop_cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  if (sampler_) sampler_->Stop();
 }
 
 void ProcessCollector::StartSampling(std::chrono::nanoseconds interval) {
-  if (thread_.joinable()) return;
-  thread_ = std::thread([this, interval] { Loop(interval); });
-}
-
-void ProcessCollector::Loop(std::chrono::nanoseconds interval) {
-  auto next = std::chrono::steady_clock::now();
-  std::unique_lock lock(mu_);
-  while (!stop_) {
-    lock.unlock();
-    Sample();
-    lock.lock();
-    // A fixed rate, not a fixed pause: a slow Sample() does not stretch the
-    // period; one slower than the period skips the ticks it overran.
-    next += interval;
-    const auto now = std::chrono::steady_clock::now();
-    if (next < now) next = now;
-    stop_cv_.wait_until(lock, next, [this] { return stop_; });
-  }
+  if (!sampler_) sampler_ = std::make_unique<monitor::PeriodicProcessSampler>(*tracker_, interval);
 }
 
 void ProcessCollector::Sample() { tracker_->Sample(); }

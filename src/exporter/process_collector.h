@@ -22,11 +22,8 @@
 #include <prometheus/metric_family.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "zeus/base/error.h"
@@ -44,12 +41,12 @@ class ProcessCollector {
                                                           std::vector<std::string> gpu_index,
                                                           std::vector<std::string> gpu_uuid, std::string hostname,
                                                           monitor::ProcessEnergyOptions options);
-  ~ProcessCollector();  // stops the sampling thread (waits for a Sample() in progress)
+  ~ProcessCollector();  // stops the sampling (waits for a Sample() in progress)
   ProcessCollector(const ProcessCollector&) = delete;
   ProcessCollector& operator=(const ProcessCollector&) = delete;
 
-  // Calls Sample() now and then every `interval` (real time) on a thread of
-  // its own, until destroyed. At most once.
+  // Calls Sample() now and then every `interval` (wall time) on a thread of
+  // its own (monitor::PeriodicProcessSampler), until destroyed. At most once.
   void StartSampling(std::chrono::nanoseconds interval);
   // One tick: the tracker's Sample().
   void Sample();
@@ -61,16 +58,11 @@ class ProcessCollector {
 
  private:
   ProcessCollector() = default;
-  void Loop(std::chrono::nanoseconds interval);
 
   std::unique_ptr<monitor::ProcessEnergyTracker> tracker_;
   std::vector<std::string> gpu_index_, gpu_uuid_;
   std::string hostname_;
-
-  std::mutex mu_;
-  std::condition_variable stop_cv_;
-  bool stop_ = false;  // guarded by mu_
-  std::thread thread_;
+  std::unique_ptr<monitor::PeriodicProcessSampler> sampler_;  // declared last: stopped first
 };
 
 }  // namespace zeus::exporter

@@ -232,7 +232,8 @@ TEST_F(ProcessCollectorTest, AnEndedProcessSeriesIsDroppedAfterTheRetention) {
   samples = Parse(Text());
   EXPECT_EQ(Count(samples, "zeus_gpu_process_energy_joules_total"), 0);
   EXPECT_EQ(Value(samples, "zeus_exporter_process_series"), 0);
-  EXPECT_EQ(Value(samples, "zeus_gpu_unlisted_energy_joules_total", "gpu=\"0\",hostname=\"h1\",kind=\"ended\""), energy_j);
+  EXPECT_EQ(Value(samples, "zeus_gpu_unlisted_energy_joules_total", "gpu=\"0\",hostname=\"h1\",kind=\"ended\""),
+            energy_j);
   ExpectConservation(samples);
 }
 
