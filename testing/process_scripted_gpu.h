@@ -1,9 +1,11 @@
 // Copyright 2026 The Zeus C++ Authors.
 //
-// A FakeGpu with scripted per-process use, for the exporter's per-process
-// tests and benchmark until FakeGpu scripts processes itself: every call
-// goes to the wrapped FakeGpu except RunningProcesses and
-// ProcessUtilization, which answer from SetProcesses(). ProcessUtilization
+// A FakeGpu with per-process use that is a steady state rather than a
+// script of samples, for the exporter's per-process tests and benchmark:
+// every call goes to the wrapped FakeGpu except RunningProcesses and
+// ProcessUtilization, which answer from SetProcesses(). Unlike
+// FakeGpu::AddProcessSample, whose samples accumulate, it keeps no history,
+// so a benchmark of millions of ticks costs the same at every tick. ProcessUtilization
 // gives one driver sample per listed process, stamped with the clock's time
 // (microseconds), when that time is after `since_timestamp_us` (so one per
 // clock step, as a driver gives one per sample period).
