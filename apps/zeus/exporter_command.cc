@@ -6,10 +6,13 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -32,11 +35,38 @@ struct ExporterFlags {
   std::string carbon;
   bool no_cpus = false;
   std::string ready_file;
+  bool per_process = false;
+  int process_retention_s = 300;  // AttributionLedgerOptions' default
+  int max_process_series = 1000;
+  std::vector<std::string> idle_power;  // MODEL=WATTS
+  std::string proc_root;
 };
 
 int Failed(const Error& e) {
   std::fprintf(stderr, "error: %s\n", e.message().c_str());
   return ExitCodeFor(e.code());
+}
+
+// --idle-power MODEL=WATTS (repeatable) into the tracker's table, in mW.
+Status ParseIdlePower(const std::vector<std::string>& values, monitor::IdlePowerOptions& idle) {
+  for (const std::string& value : values) {
+    const auto equals = value.rfind('=');
+    double watts = -1;
+    if (equals != std::string::npos && equals > 0) {
+      const std::string number = value.substr(equals + 1);
+      char* end = nullptr;
+      watts = std::strtod(number.c_str(), &end);
+      if (number.empty() || end != number.c_str() + number.size() || !std::isfinite(watts)) watts = -1;
+    }
+    if (watts < 0 || watts > 10000) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("--idle-power \"{}\" is not MODEL=WATTS with 0 <= WATTS <= 10000 (e.g. "
+                              "\"NVIDIA H100 80GB HBM3=70\"; the model as `zeus info` shows it)",
+                              value));
+    }
+    idle.idle_power_mw_by_model[value.substr(0, equals)] = static_cast<std::uint32_t>(std::lround(watts * 1000));
+  }
+  return {};
 }
 
 int RunExporter(const ExporterFlags& flags) {
@@ -86,6 +116,14 @@ int RunExporter(const ExporterFlags& flags) {
     options.carbon_intensity_g_per_kwh = zone->intensity_g_per_kwh;
     options.carbon_zone = zone->code;
   }
+  if (flags.per_process) {
+    options.per_process = true;
+    options.process_energy.ledger.retention = std::chrono::seconds(flags.process_retention_s);
+    options.process_energy.ledger.max_entries = static_cast<std::size_t>(flags.max_process_series);
+    options.process_energy.identity.proc_root =
+        device::ChooseProcRoot(flags.proc_root.empty() ? std::nullopt : std::optional(flags.proc_root));
+    if (Status s = ParseIdlePower(flags.idle_power, options.process_energy.idle); !s) return Failed(s.error());
+  }
   auto collector = exporter::Collector::Create(gpus.get(), cpus.get(), options);
   if (!collector) return Failed(collector.error());
   auto server = exporter::MetricsServer::Start(**collector, flags.listen);
@@ -132,10 +170,32 @@ void RegisterExporterCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--no-cpus", flags->no_cpus, "Do not export RAPL CPU and DRAM energy");
   cmd->add_option("--ready-file", flags->ready_file,
                   "Write the metrics URL (with the port bound) to this file once serving");
+  cmd->add_flag("--per-process", flags->per_process,
+                "Also export each process's share of GPU energy (zeus_gpu_process_energy_joules_total, labelled "
+                "pid, comm, user, slurm_job_id, pod, container) and the idle and unlisted parts");
+  cmd->add_option("--process-retention", flags->process_retention_s,
+                  "Seconds after which the series of a process no longer on its GPU are dropped (--per-process)")
+      ->transform(IntegerFlag<int>(1, 7 * 24 * 3600))
+      ->capture_default_str();
+  cmd->add_option("--max-process-series", flags->max_process_series,
+                  "Most process series at once, over all GPUs; the energy of processes past it is exported as "
+                  "zeus_gpu_unlisted_energy_joules_total{kind=\"other\"} (--per-process)")
+      ->transform(IntegerFlag<int>(1, 1'000'000))
+      ->capture_default_str();
+  cmd->add_option("--idle-power", flags->idle_power,
+                  "MODEL=WATTS: the idle power of a GPU model (as `zeus info` names it), not attributed to "
+                  "processes; repeatable. Default: the lowest power seen in the last 10 minutes (--per-process)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--proc-root", flags->proc_root,
+                  "Where the host's procfs is mounted, e.g. /host/proc in a container (default: $ZEUS_PROC_ROOT, "
+                  "else /proc; --per-process)");
   cmd->footer(
       "Runs until SIGINT or SIGTERM. Metrics: zeus_gpu_power_watts, zeus_gpu_power_limit_watts,\n"
       "zeus_gpu_temperature_celsius, zeus_gpu_energy_joules_total, zeus_cpu_energy_joules_total,\n"
-      "zeus_dram_energy_joules_total, zeus_device_up, zeus_exporter_scrape_duration_seconds, process_*.");
+      "zeus_dram_energy_joules_total, zeus_device_up, zeus_exporter_scrape_duration_seconds, process_*.\n"
+      "With --per-process: zeus_gpu_process_energy_joules_total, zeus_gpu_idle_energy_joules_total,\n"
+      "zeus_gpu_unlisted_energy_joules_total{kind=unattributed|other|ended} and\n"
+      "zeus_gpu_attributed_energy_joules_total (per GPU, the sum of the three), zeus_exporter_process_series.");
   cmd->callback([flags, exit_code] { *exit_code = RunExporter(*flags); });
 }
 

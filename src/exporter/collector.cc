@@ -198,6 +198,7 @@ std::vector<MetricFamily> Collector::Impl::Collect() const {
   for (MetricFamily* family : {&power, &limit, &temperature, &gpu_energy, &emissions, &cpu_energy, &dram_energy, &up}) {
     if (!family->metric.empty()) families.push_back(std::move(*family));
   }
+  if (processes) processes->Append(families);
   AppendProcessMetrics(families);
   const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   MetricFamily duration{"zeus_exporter_scrape_duration_seconds", "Time this collection of device metrics took.",
@@ -241,6 +242,18 @@ Result<std::unique_ptr<Collector>> Collector::Create(const device::GpuSet* gpus,
     auto monitor = monitor::PowerMonitor::Create(*gpus, {}, pm);
     if (!monitor) return Fail(monitor.error());
     impl->power_monitor = std::move(*monitor);
+    if (options.per_process) {
+      std::vector<std::string> index, uuid;
+      for (const Impl::GpuInfo& info : impl->gpu_info) {
+        index.push_back(info.index);
+        uuid.push_back(info.uuid);
+      }
+      auto processes = ProcessCollector::Create(*gpus, std::move(index), std::move(uuid), impl->hostname,
+                                                std::move(options.process_energy));
+      if (!processes) return Fail(processes.error());
+      impl->processes = std::move(*processes);
+      impl->processes->StartSampling(options.sample_interval);
+    }
     for (std::size_t i = 0; i < gpus->size(); ++i) {
       impl->gpu_readers.push_back(std::make_unique<base::SerialWorker>(fmt::format("zeus-scrape{}", i)));
     }

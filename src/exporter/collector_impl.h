@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "base/serial_worker.h"
+#include "exporter/process_collector.h"
 #include "zeus/exporter/collector.h"
 #include "zeus/monitor/power_monitor.h"
 
@@ -39,6 +40,7 @@ struct Collector::Impl {
   std::string carbon_zone;
   std::vector<std::unique_ptr<base::SerialWorker>> gpu_readers;  // one per GPU: scrape reads
   std::shared_ptr<prometheus::Collectable> collectable;
+  std::unique_ptr<ProcessCollector> processes;  // --per-process with GPUs, else null
 
   mutable std::mutex state_mu;
   mutable std::vector<bool> gpu_up, cpu_up;  // last reported state, guarded by state_mu

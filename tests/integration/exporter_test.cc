@@ -374,6 +374,9 @@ TEST_F(ExporterTest, EveryDashboardQueryReturnsData) {
     if (!panel.contains("targets")) continue;
     for (const json& target : panel["targets"]) {
       std::string expr = target.at("expr");
+      // The per-process panels need `--per-process` and emulated processes:
+      // exporter_process_test.cc checks them.
+      if (expr.find("zeus_gpu_process_") != std::string::npos) continue;
       expr = std::regex_replace(expr, std::regex(R"(\$__rate_interval|\$__interval|\$__range)"), "5s");
       expr = std::regex_replace(expr, std::regex(R"(\$\{?(hostname|job|gpu|window)\}?)"), ".*");
       ++queries;

@@ -18,6 +18,38 @@
 //   process_cpu_seconds_total, process_resident_memory_bytes,
 //   process_virtual_memory_bytes, process_start_time_seconds, process_open_fds
 //
+// With `per_process` (`zeus exporter --per-process`), per-process GPU energy
+// from a monitor::ProcessEnergyTracker sampled every `sample_interval` (read
+// zeus/monitor/attribution.h for what the model can and cannot tell):
+//   zeus_gpu_process_energy_joules_total{gpu,uuid,pid,comm,user,slurm_job_id,
+//       pod,container}   counter: the process's share of the GPU's active
+//       energy since its series appeared; labels it lacks are ""
+//   zeus_gpu_idle_energy_joules_total{gpu,uuid}   counter: below idle power
+//   zeus_gpu_unlisted_energy_joules_total{gpu,kind,uuid}   counter: active
+//       energy in no live process series: kind="unattributed" (no process
+//       had utilization), "other" (processes that found max_entries series
+//       alive), "ended" (processes whose series were dropped)
+//   zeus_gpu_attributed_energy_joules_total{gpu,uuid}   counter: the energy
+//       the attribution measured since the exporter started
+//   zeus_exporter_process_series   gauge: process series in this scrape
+// How they add up: at every scrape, exactly (millijoules), per GPU,
+//   sum by (gpu) (zeus_gpu_process_energy_joules_total)
+//     + zeus_gpu_idle_energy_joules_total
+//     + sum by (gpu) (zeus_gpu_unlisted_energy_joules_total)
+//     == zeus_gpu_attributed_energy_joules_total,
+// and the attributed counter grows as zeus_gpu_energy_joules_total does
+// (it counts from the exporter's first sample, and lags it by at most one
+// sample interval's energy), so their increase() over a range agree. Sum the
+// parts as counters, not their increase(): a process series dropped after
+// the retention moves its whole total into kind="ended" at once.
+// Retention: a process in no interval of its GPU for
+// process_energy.ledger.retention (5 min by default) has its series dropped
+// from the next scrape on. Cap: at most process_energy.ledger.max_entries
+// (1000 by default) process series over all GPUs; a process past it has no
+// series (its energy is kind="other") until series end. A PID reused within
+// the retention by a process with the same labels on the same GPU shares
+// its series.
+//
 // A device whose reads fail keeps its zeus_device_up series (at 0) and loses
 // only its value series; the other devices are unaffected. Each change of a
 // device's state is logged once. A GPU whose driver call hangs counts as a
@@ -47,6 +79,7 @@
 #include "zeus/base/error.h"
 #include "zeus/device/cpu.h"
 #include "zeus/device/gpu.h"
+#include "zeus/monitor/process_energy.h"
 
 namespace zeus::exporter {
 
@@ -67,6 +100,12 @@ struct CollectorOptions {
   // yearly average from zeus::carbon), labelled zone=carbon_zone.
   std::optional<double> carbon_intensity_g_per_kwh;
   std::string carbon_zone;
+  // Per-process GPU energy (`zeus exporter --per-process`): the metrics
+  // above, from a tracker with `process_energy` (its retention, series cap,
+  // idle power per model, proc root and clock; a null clock: the GPUs'
+  // driver clock, else the steady clock). Ignored without GPUs.
+  bool per_process = false;
+  monitor::ProcessEnergyOptions process_energy;
 };
 
 class Collector {
