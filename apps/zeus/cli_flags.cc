@@ -448,4 +448,26 @@ Status OutputFile::Commit(std::string_view contents) {
   return OkStatus();
 }
 
+Result<std::map<std::string, std::uint32_t, std::less<>>> ParseIdlePowerFlags(const std::vector<std::string>& values) {
+  std::map<std::string, std::uint32_t, std::less<>> out;
+  for (const std::string& value : values) {
+    const auto equals = value.rfind('=');
+    double watts = -1;
+    if (equals != std::string::npos && equals > 0) {
+      const std::string number = value.substr(equals + 1);
+      char* end = nullptr;
+      watts = std::strtod(number.c_str(), &end);
+      if (number.empty() || end != number.c_str() + number.size() || !std::isfinite(watts)) watts = -1;
+    }
+    if (watts < 0 || watts > 10000) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("--idle-power \"{}\" is not MODEL=WATTS with 0 <= WATTS <= 10000 (e.g. "
+                              "\"NVIDIA H100 80GB HBM3=70\"; the model as `zeus info` shows it)",
+                              value));
+    }
+    out[value.substr(0, equals)] = static_cast<std::uint32_t>(std::lround(watts * 1000));
+  }
+  return out;
+}
+
 }  // namespace zeus::cli

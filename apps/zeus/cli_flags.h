@@ -20,7 +20,9 @@
 #define ZEUS_APPS_ZEUS_CLI_FLAGS_H_
 
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -101,6 +103,11 @@ void RejectFlagValues(CLI::App& app);
 // A usage error after parsing (flags that contradict each other, a cap over
 // several flags): prints `error: <message>` and returns 2.
 int UsageError(std::string_view message);
+
+// `--idle-power MODEL=WATTS` values (repeatable; the model as `zeus info`
+// shows it, 0 <= WATTS <= 10000) as idle power in mW per model, for
+// monitor::IdlePowerOptions. kInvalidArgument quoting the bad value.
+Result<std::map<std::string, std::uint32_t, std::less<>>> ParseIdlePowerFlags(const std::vector<std::string>& values);
 
 // ---------------------------------------------------------------------------
 // Path flags, checked before the work starts. Errors are kInvalidArgument

@@ -96,5 +96,19 @@ TEST(RejectFlagValuesTest, FlagsInSubcommandsRefuseAValue) {
   EXPECT_EQ(count, 3);
 }
 
+
+TEST(IdlePowerFlagsTest, ModelEqualsWatts) {
+  auto parsed = ParseIdlePowerFlags({"NVIDIA H100 80GB HBM3=70", "A=B=1.5", "T4=0"});
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  EXPECT_EQ(parsed->at("NVIDIA H100 80GB HBM3"), 70'000u);
+  EXPECT_EQ(parsed->at("A=B"), 1'500u);  // the last '=' splits: model names may hold one
+  EXPECT_EQ(parsed->at("T4"), 0u);
+  for (const char* bad : {"H100", "=70", "H100=", "H100=-1", "H100=10001", "H100=nan", "H100=7x"}) {
+    auto refused = ParseIdlePowerFlags({bad});
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_EQ(refused.error().code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(refused.error().message().find(bad), std::string::npos) << refused.error().message();
+  }
+}
 }  // namespace
 }  // namespace zeus::cli

@@ -47,28 +47,6 @@ int Failed(const Error& e) {
   return ExitCodeFor(e.code());
 }
 
-// --idle-power MODEL=WATTS (repeatable) into the tracker's table, in mW.
-Status ParseIdlePower(const std::vector<std::string>& values, monitor::IdlePowerOptions& idle) {
-  for (const std::string& value : values) {
-    const auto equals = value.rfind('=');
-    double watts = -1;
-    if (equals != std::string::npos && equals > 0) {
-      const std::string number = value.substr(equals + 1);
-      char* end = nullptr;
-      watts = std::strtod(number.c_str(), &end);
-      if (number.empty() || end != number.c_str() + number.size() || !std::isfinite(watts)) watts = -1;
-    }
-    if (watts < 0 || watts > 10000) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  fmt::format("--idle-power \"{}\" is not MODEL=WATTS with 0 <= WATTS <= 10000 (e.g. "
-                              "\"NVIDIA H100 80GB HBM3=70\"; the model as `zeus info` shows it)",
-                              value));
-    }
-    idle.idle_power_mw_by_model[value.substr(0, equals)] = static_cast<std::uint32_t>(std::lround(watts * 1000));
-  }
-  return {};
-}
-
 int RunExporter(const ExporterFlags& flags) {
   std::unique_ptr<cli::OutputFile> ready;
   if (!flags.ready_file.empty()) {
@@ -122,7 +100,9 @@ int RunExporter(const ExporterFlags& flags) {
     options.process_energy.ledger.max_entries = static_cast<std::size_t>(flags.max_process_series);
     options.process_energy.identity.proc_root =
         device::ChooseProcRoot(flags.proc_root.empty() ? std::nullopt : std::optional(flags.proc_root));
-    if (Status s = ParseIdlePower(flags.idle_power, options.process_energy.idle); !s) return Failed(s.error());
+    auto idle = ParseIdlePowerFlags(flags.idle_power);
+    if (!idle) return Failed(idle.error());
+    options.process_energy.idle.idle_power_mw_by_model = std::move(*idle);
   }
   auto collector = exporter::Collector::Create(gpus.get(), cpus.get(), options);
   if (!collector) return Failed(collector.error());

@@ -209,6 +209,12 @@ void RegisterMonitorCommand(CLI::App& app, int* exit_code, MonitorHooks hooks) {
                 "Also report, per GPU, the energy of the command's process tree next to other processes', idle and "
                 "unattributed energy (a model: idle power, then the active rest by each process's share of the "
                 "GPU's utilization; see the README)");
+  cmd->add_option("--idle-power", flags->idle_power,
+                  "With --per-process: a GPU model's idle power, MODEL=WATTS (the model as `zeus info` shows it; "
+                  "repeatable). Default: the lowest power seen over the last ten minutes")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("command", flags->command, "The command to run, after --")->expected(-1);
   cmd->footer(
       "Runs the command and passes its exit code through (128+N if killed by signal N; 127/126 if it cannot be\n"

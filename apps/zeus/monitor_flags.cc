@@ -135,6 +135,10 @@ Status CheckMonitorUsage(MonitorFlags& flags) {
     return usage_error("--pushgateway and --job go together: give both (e.g. --pushgateway http://localhost:9091 "
                        "--job train)");
   }
+  if (!flags.idle_power.empty() && !flags.per_process) {
+    return usage_error("--idle-power is for --per-process: give --per-process too");
+  }
+  if (auto idle = ParseIdlePowerFlags(flags.idle_power); !idle) return usage_error(idle.error().message());
   if (!flags.carbon.empty()) {
     Result<std::string> path = carbon::FindIntensityData();
     if (!path) return usage_error("--carbon: " + path.error().message());

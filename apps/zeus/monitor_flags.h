@@ -37,6 +37,7 @@ struct MonitorFlags {
   std::vector<std::string> command;
   // --per-process: the command's process tree's energy per GPU (monitor_processes.h).
   bool per_process = false;
+  std::vector<std::string> idle_power;  // --idle-power MODEL=WATTS, for --per-process
   // --carbon ZONE: emissions from the offline table (zeus::carbon); the zone
   // and the table's source once CheckMonitorUsage found them.
   std::string carbon;

@@ -52,12 +52,14 @@ ProcessTreeMeasurement::~ProcessTreeMeasurement() { Stop(); }
 Result<std::unique_ptr<ProcessTreeMeasurement>> ProcessTreeMeasurement::Start(const device::GpuSet& gpus,
                                                                               std::vector<std::size_t> gpu_indices,
                                                                               std::chrono::nanoseconds interval,
-                                                                              const Clock* clock) {
+                                                                              const Clock* clock,
+                                                                              std::map<std::string, std::uint32_t, std::less<>> idle_power_mw_by_model) {
   auto impl = std::make_unique<Impl>();
   Impl* raw = impl.get();
   impl->gpu_indices = std::move(gpu_indices);
   monitor::ProcessEnergyOptions options;
   options.clock = clock;
+  options.idle.idle_power_mw_by_model = std::move(idle_power_mw_by_model);
   // A command's report keeps every process for the whole run.
   options.ledger.retention = std::chrono::hours(24 * 365);
   options.ledger.max_entries = 100'000;

@@ -14,6 +14,9 @@
 #define ZEUS_APPS_ZEUS_MONITOR_PROCESSES_H_
 
 #include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,9 +33,10 @@ class ProcessTreeMeasurement {
  public:
   // Starts sampling every GPU of `gpus` (which must outlive the result) at
   // `interval` on `clock`; the report covers `gpu_indices`.
-  static Result<std::unique_ptr<ProcessTreeMeasurement>> Start(const device::GpuSet& gpus,
-                                                               std::vector<std::size_t> gpu_indices,
-                                                               std::chrono::nanoseconds interval, const Clock* clock);
+  // `idle_power_mw_by_model`: the operator's idle power per GPU model.
+  static Result<std::unique_ptr<ProcessTreeMeasurement>> Start(
+      const device::GpuSet& gpus, std::vector<std::size_t> gpu_indices, std::chrono::nanoseconds interval,
+      const Clock* clock, std::map<std::string, std::uint32_t, std::less<>> idle_power_mw_by_model);
   ~ProcessTreeMeasurement();  // stops the thread
 
   // Takes a last sample and stops sampling. Idempotent.

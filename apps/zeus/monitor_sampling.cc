@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <string_view>
+
+#include "apps/zeus/cli_flags.h"
 #include <utility>
 
 #if ZEUS_HAVE_EXPORTER
@@ -88,7 +90,10 @@ Result<std::unique_ptr<CommandMeasurement>> CommandMeasurement::Start(const Moni
     // At least 100 ms: the driver's per-process samples come every 1/6 s to 1 s.
     const auto interval = std::max<nanoseconds>(std::chrono::milliseconds(flags.interval_ms),
                                                 std::chrono::milliseconds(100));
-    auto processes = ProcessTreeMeasurement::Start(*devices.gpus, devices.gpu_indices, interval, m->clock_);
+    auto idle = ParseIdlePowerFlags(flags.idle_power);
+    if (!idle) return Fail(idle.error());
+    auto processes =
+        ProcessTreeMeasurement::Start(*devices.gpus, devices.gpu_indices, interval, m->clock_, std::move(*idle));
     if (!processes) return Fail(processes.error());
     m->processes_ = std::move(*processes);
   }

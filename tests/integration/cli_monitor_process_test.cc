@@ -60,7 +60,8 @@ TEST_F(CliMonitorProcessTest, TheCommandGetsItsShareOfTheActiveEnergy) {
   const std::string go = tmp_.File("go");
   Zeus zeus;
   // The command writes its PID, then waits until the test lets it end.
-  Start(&zeus, {"--json", "--per-process", "--", "sh", "-c",
+  // The GPU draws 150 W while busy; its idle power is 50 W.
+  Start(&zeus, {"--json", "--per-process", "--idle-power", "Tesla V100-SXM2-32GB=50", "--", "sh", "-c",
                 "echo $$ > " + pid_file + ".tmp && mv " + pid_file + ".tmp " + pid_file + "; while [ ! -e " + go +
                     " ]; do sleep 0.05; done"});
   WaitForFile(pid_file);
@@ -112,6 +113,16 @@ TEST_F(CliMonitorProcessTest, TextReportHasAPerProcessSection) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("per process"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("GPU 0: command 0.00 J of"), std::string::npos) << r.out;
+}
+
+TEST_F(CliMonitorProcessTest, IdlePowerIsCheckedBeforeTheCommandRuns) {
+  ProcessResult bad = Monitor({"--per-process", "--idle-power", "V100", "--", "touch", tmp_.File("ran")});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("MODEL=WATTS"), std::string::npos) << bad.err;
+  ProcessResult alone = Monitor({"--idle-power", "V100=50", "--", "touch", tmp_.File("ran")});
+  EXPECT_EQ(alone.exit_code, 2) << alone.err;
+  EXPECT_NE(alone.err.find("--per-process"), std::string::npos) << alone.err;
+  EXPECT_FALSE(Exists(tmp_.File("ran")));
 }
 
 TEST_F(CliMonitorProcessTest, WithoutLocalGpusItIsAUsageError) {
