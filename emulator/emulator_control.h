@@ -75,6 +75,31 @@ int zeusEmulatorNowNs(unsigned long long* now_ns);
  * no workload with iteration times. */
 int zeusEmulatorIterationTimeS(unsigned int gpu, double* seconds);
 
+/* Processes on emulated GPUs, answered by nvmlDeviceGetComputeRunningProcesses_v3
+ * and nvmlDeviceGetProcessUtilization next to the scenario's "processes", for
+ * every process that shares the state file. */
+
+/* Attaches the live process `pid` to GPU `gpu` at `sm_util_percent` (0..100)
+ * SM utilization from the emulated time now on. While a GPU has processes
+ * attached (and is not idle, zeusEmulatorSetIdle), its power follows their
+ * summed utilization (README, "Processes"). Once `pid` has exited
+ * (kill(pid, 0) fails with ESRCH) the emulator ends the attachment when it
+ * next looks: at the next per-process NVML call or process control on that
+ * GPU, in any process. ZEUS_EMULATOR_ERROR_INVALID_ARGUMENT: no such GPU, a
+ * percent over 100, no such process, already attached to that GPU, or the
+ * GPU's table is full; ZEUS_EMULATOR_ERROR_WRONG_MODE: the GPU does not
+ * support per-process calls ("unsupported": ["processes"]). */
+int zeusEmulatorAttachProcess(unsigned int gpu, unsigned int pid, unsigned int sm_util_percent);
+
+/* Changes the SM utilization of `pid`, attached to GPU `gpu`, from now on.
+ * ZEUS_EMULATOR_ERROR_INVALID_ARGUMENT if it is not attached there. */
+int zeusEmulatorSetProcessUtilization(unsigned int gpu, unsigned int pid, unsigned int sm_util_percent);
+
+/* Detaches `pid` from GPU `gpu` now (its samples so far stay readable while
+ * the history keeps them). ZEUS_EMULATOR_ERROR_INVALID_ARGUMENT if it is not
+ * attached there. */
+int zeusEmulatorDetachProcess(unsigned int gpu, unsigned int pid);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

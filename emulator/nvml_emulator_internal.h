@@ -7,6 +7,7 @@
 //   nvml_emulator_power.cc     power, energy, field values, power limits
 //   nvml_emulator_clocks.cc    persistence mode, temperature, clocks
 //   nvml_emulator_control.cc   the zeusEmulator* control functions
+//   nvml_emulator_processes.cc per-process calls and the process controls
 //
 // Structure: a process-wide Globals holds the init count and, while
 // initialised, one Emulator (the parsed scenario, the GPU handle objects, the

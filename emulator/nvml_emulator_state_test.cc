@@ -449,7 +449,7 @@ TEST_F(NvmlEmulatorTest, StateStaysTheSameSizeAfter100000LimitChanges) {
   nvmlDevice_t device = Handle(0);
   ASSERT_EQ(AlternateLimits(device, 10), 0);
   const auto size = std::filesystem::file_size(state_path());
-  EXPECT_EQ(size, sizeof(StateHeader) + sizeof(GpuState));
+  EXPECT_EQ(size, sizeof(StateHeader) + sizeof(GpuState) + sizeof(ProcessTable));
   std::uint32_t most_kept = 0;
   unsigned long long energy_mj = AlternatingEnergiesMj(10).back();
   for (int k = 10; k < kChanges; ++k) {

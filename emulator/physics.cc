@@ -82,8 +82,8 @@ std::uint32_t LimitTimeline::LimitAt(std::int64_t time_ns) const {
 Condition LimitTimeline::ConditionAt(std::int64_t time_ns) const {
   auto after = std::upper_bound(changes.begin(), changes.end(), time_ns,
                                 [](std::int64_t t, const LimitChange& c) { return t < c.time_ns; });
-  if (after == changes.begin()) return Condition{base_limit_mw, (base_flags & kIdleFlag) != 0};
-  return Condition{(after - 1)->limit_mw, ((after - 1)->flags & kIdleFlag) != 0};
+  if (after == changes.begin()) return Condition::Of(base_limit_mw, base_flags);
+  return Condition::Of((after - 1)->limit_mw, (after - 1)->flags);
 }
 
 // ---- PowerModel -------------------------------------------------------------
@@ -129,16 +129,35 @@ std::uint32_t PowerModel::DrawnMw(std::int64_t time_ns, std::uint32_t limit_mw) 
   return std::min(DemandMw(time_ns, limit_mw), limit_mw);
 }
 
+std::int32_t PowerModel::ProcessLoadAt(std::int64_t time_ns) const {
+  auto after = std::upper_bound(load_steps_.begin(), load_steps_.end(), time_ns,
+                                [](std::int64_t t, const LoadStep& s) { return t < s.time_ns; });
+  return after == load_steps_.begin() ? -1 : (after - 1)->percent;
+}
+
 std::uint32_t PowerModel::WorkMw(std::int64_t time_ns, Condition condition) const {
   if (condition.idle) return std::min(idle_mw_, condition.limit_mw);
-  return DrawnMw(time_ns, condition.limit_mw);
+  const std::int32_t scenario_load = ProcessLoadAt(time_ns);
+  if (scenario_load < 0 && condition.attached_load_percent < 0) return DrawnMw(time_ns, condition.limit_mw);
+  const std::uint64_t load = static_cast<std::uint64_t>(
+      std::min(100, std::max(0, scenario_load) + std::max(0, condition.attached_load_percent)));
+  const std::uint32_t demand_mw = DemandMw(time_ns, condition.limit_mw);
+  if (demand_mw <= idle_mw_) return std::min(demand_mw, condition.limit_mw);
+  const std::uint64_t active_mw = (static_cast<std::uint64_t>(demand_mw - idle_mw_) * load + 50) / 100;
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(idle_mw_ + active_mw, condition.limit_mw));
 }
 
 std::int64_t PowerModel::NextStepAfterNs(std::int64_t time_ns) const {
-  if (kind_ != Kind::kSchedule) return kNeverNs;
-  auto after = std::upper_bound(steps_.begin(), steps_.end(), time_ns,
-                                [](std::int64_t t, const ScheduleStep& s) { return t < s.time_ns; });
-  return after == steps_.end() ? kNeverNs : after->time_ns;
+  std::int64_t next = kNeverNs;
+  if (kind_ == Kind::kSchedule) {
+    auto after = std::upper_bound(steps_.begin(), steps_.end(), time_ns,
+                                  [](std::int64_t t, const ScheduleStep& s) { return t < s.time_ns; });
+    if (after != steps_.end()) next = after->time_ns;
+  }
+  auto load_after = std::upper_bound(load_steps_.begin(), load_steps_.end(), time_ns,
+                                     [](std::int64_t t, const LoadStep& s) { return t < s.time_ns; });
+  if (load_after != load_steps_.end()) next = std::min(next, load_after->time_ns);
+  return next;
 }
 
 std::optional<double> PowerModel::IterationTimeS(std::uint32_t limit_mw) const {
@@ -280,7 +299,7 @@ Walked Walk(const PowerModel& model, const LimitTimeline& timeline, std::int64_t
     }
     t = segment_end;
     while (next < changes.size() && changes[next].time_ns <= t) {
-      condition = Condition{changes[next].limit_mw, (changes[next].flags & kIdleFlag) != 0};
+      condition = Condition::Of(changes[next].limit_mw, changes[next].flags);
       ++next;
     }
   }
@@ -425,26 +444,39 @@ void RecordLimitChange(LimitHistory* history, const PowerModel& model, std::opti
   ++history->count;
 }
 
-void RecordActivityChange(LimitHistory* history, const PowerModel& model,
-                          std::optional<std::int64_t> counter_reset_ns, std::int64_t time_ns, bool idle) {
+namespace {
+
+// Sets the bits `mask` of the flags to `value` from `time_ns` on (the
+// activity or the attached process load), keeping the other bits; nothing
+// when they already are so then.
+void RecordFlagsChange(LimitHistory* history, const PowerModel& model, std::optional<std::int64_t> counter_reset_ns,
+                       std::int64_t time_ns, std::uint32_t mask, std::uint32_t value) {
   time_ns = std::max(time_ns, history->base.time_ns);
-  if (TimelineOf(*history).ConditionAt(time_ns).idle == idle) return;
+  auto flags_at = [&](std::int64_t t) {
+    std::uint32_t flags = history->base.flags;
+    for (std::size_t i = 0; i < history->count && history->changes[i].time_ns <= t; ++i) {
+      flags = history->changes[i].flags;
+    }
+    return flags;
+  };
+  if ((flags_at(time_ns) & mask) == value) return;
   if (history->count >= kLimitHistoryCapacity) {
     FoldOldest(history, model, counter_reset_ns, 1);
     time_ns = std::max(time_ns, history->base.time_ns);
   }
-  const std::uint32_t flags = idle ? kIdleFlag : 0;
+  auto with = [&](std::uint32_t flags) { return (flags & ~mask) | value; };
   // The first kept change after time_ns; the entry before it is in force at time_ns.
   std::size_t at = 0;
   while (at < history->count && history->changes[at].time_ns <= time_ns) ++at;
   std::size_t recompute_from = at;
   if (at > 0 && history->changes[at - 1].time_ns == time_ns) {
-    history->changes[at - 1].flags = flags;  // its energy before and temperature stay
+    history->changes[at - 1].flags = with(history->changes[at - 1].flags);  // its energy before and temperature stay
   } else if (at == 0 && history->base.time_ns == time_ns) {
-    history->base.flags = flags;
+    history->base.flags = with(history->base.flags);
   } else {
     const LimitChange& in_force = at == 0 ? history->base : history->changes[at - 1];
     const Walked before = StateAtFrom(in_force, model, time_ns);
+    const std::uint32_t flags = with(in_force.flags);
     std::copy_backward(history->changes.begin() + static_cast<std::ptrdiff_t>(at),
                        history->changes.begin() + history->count,
                        history->changes.begin() + history->count + 1);
@@ -452,8 +484,21 @@ void RecordActivityChange(LimitHistory* history, const PowerModel& model,
     ++history->count;
     recompute_from = at + 1;
   }
-  for (std::size_t i = recompute_from; i < history->count; ++i) history->changes[i].flags = flags;
+  for (std::size_t i = recompute_from; i < history->count; ++i) history->changes[i].flags = with(history->changes[i].flags);
   RecomputeFrom(history, model, recompute_from);
+}
+
+}  // namespace
+
+void RecordActivityChange(LimitHistory* history, const PowerModel& model,
+                          std::optional<std::int64_t> counter_reset_ns, std::int64_t time_ns, bool idle) {
+  RecordFlagsChange(history, model, counter_reset_ns, time_ns, kIdleFlag, idle ? kIdleFlag : 0);
+}
+
+void RecordProcessLoadChange(LimitHistory* history, const PowerModel& model,
+                             std::optional<std::int64_t> counter_reset_ns, std::int64_t time_ns,
+                             std::int32_t percent) {
+  RecordFlagsChange(history, model, counter_reset_ns, time_ns, kLoadMask, ProcessLoadFlags(percent));
 }
 
 void ForgetLimitChangesBefore(LimitHistory* history, const PowerModel& model,

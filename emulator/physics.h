@@ -75,6 +75,17 @@ struct Energy {
 // LimitChange::flags: the GPU is idle (draws its idle power) from this entry
 // on; clear: busy (draws its demand), the default.
 inline constexpr std::uint32_t kIdleFlag = 1;
+// LimitChange::flags: processes attached at run time (zeusEmulatorAttachProcess)
+// put a load on the GPU from this entry on; its percent (0..100, their summed
+// SM utilization, capped) is in bits 8..15 (kLoadShift). Clear: none attached.
+inline constexpr std::uint32_t kProcessLoadFlag = 2;
+inline constexpr std::uint32_t kLoadShift = 8;
+inline constexpr std::uint32_t kLoadMask = kProcessLoadFlag | (0xffu << kLoadShift);
+// The flags for an attached load of `percent` (capped at 100), or for none (-1).
+inline std::uint32_t ProcessLoadFlags(std::int32_t percent) {
+  if (percent < 0) return 0;
+  return kProcessLoadFlag | (static_cast<std::uint32_t>(percent > 100 ? 100 : percent) << kLoadShift);
+}
 
 // One entry in a GPU's power-limit timeline: from `time_ns` on (inclusive),
 // the limit is `limit_mw` and the activity is `flags`. In a LimitHistory,
@@ -94,6 +105,21 @@ struct LimitChange {
 struct Condition {
   std::uint32_t limit_mw;
   bool idle;
+  // The load of the processes attached at run time, in percent; -1: none.
+  std::int32_t attached_load_percent = -1;
+
+  static Condition Of(std::uint32_t limit_mw, std::uint32_t flags) {
+    return Condition{limit_mw, (flags & kIdleFlag) != 0,
+                     (flags & kProcessLoadFlag) != 0 ? static_cast<std::int32_t>((flags >> kLoadShift) & 0xff) : -1};
+  }
+};
+
+// One step of the load a scenario's processes put on a GPU: from `time_ns`
+// on, their summed SM utilization is `percent` (capped at 100), or no
+// process runs (-1).
+struct LoadStep {
+  std::int64_t time_ns;
+  std::int32_t percent;
 };
 
 // A piecewise-constant power limit: `base_limit_mw` before the first change,
@@ -173,8 +199,17 @@ class PowerModel {
   // The thermal model; nullopt (the default): temperature plays no part.
   const std::optional<ThermalModel>& thermal() const { return thermal_; }
   void set_thermal(std::optional<ThermalModel> thermal) { thermal_ = thermal; }
+  // The load of the scenario's processes (see ProcessLoadAt); empty: none.
+  // Requires `steps` sorted by time.
+  void set_process_load(std::vector<LoadStep> steps) { load_steps_ = std::move(steps); }
+  // The scenario's processes' load at `time_ns` in percent, -1 when none runs.
+  std::int32_t ProcessLoadAt(std::int64_t time_ns) const;
   // The work power (before leakage) at `time_ns` under `condition`:
-  // DrawnMw when busy, min(idle_mw, limit) when idle.
+  // min(idle_mw, limit) when idle; else, while processes run (the scenario's,
+  // or attached ones: condition.attached_load_percent), the process load
+  // rule: with L = min(100, the scenario's load + the attached load) and
+  // D = DemandMw, min(idle_mw + (D - idle_mw) x L / 100, limit) (D when
+  // D <= idle_mw); else DrawnMw.
   std::uint32_t WorkMw(std::int64_t time_ns, Condition condition) const;
 
   // The power the workload wants at `time_ns` under `limit_mw`, in whole mW.
@@ -182,7 +217,8 @@ class PowerModel {
   // The power actually drawn: min(demand, limit).
   std::uint32_t DrawnMw(std::int64_t time_ns, std::uint32_t limit_mw) const;
   // The first instant after `time_ns` at which the demand changes for a
-  // reason other than the limit (a schedule step), or kNeverNs.
+  // reason other than the limit (a schedule step or a process load step), or
+  // kNeverNs.
   std::int64_t NextStepAfterNs(std::int64_t time_ns) const;
   // Seconds per iteration at `limit_mw`, interpolated like the power; nullopt
   // unless this is a workload model whose points carry iteration times.
@@ -195,6 +231,7 @@ class PowerModel {
   std::vector<CurvePoint> curve_;
   std::uint32_t idle_mw_ = 0;
   std::optional<ThermalModel> thermal_;
+  std::vector<LoadStep> load_steps_;
 };
 
 // The power drawn at `time_ns` (the activity, and under a thermal model the
@@ -309,6 +346,14 @@ void RecordLimitChange(LimitHistory* history, const PowerModel& model, std::opti
 // `idle`.
 void RecordActivityChange(LimitHistory* history, const PowerModel& model,
                           std::optional<std::int64_t> counter_reset_ns, std::int64_t time_ns, bool idle);
+
+// Records that the load of the processes attached at run time becomes
+// `percent` (capped at 100; -1: none attached) from `time_ns` on, as
+// RecordActivityChange does for the activity (the limit and the activity
+// stay). Nothing is recorded when that load is already in force.
+void RecordProcessLoadChange(LimitHistory* history, const PowerModel& model,
+                             std::optional<std::int64_t> counter_reset_ns, std::int64_t time_ns,
+                             std::int32_t percent);
 
 // Folds every kept change at or before `horizon_ns` into the base (the change
 // in force at horizon_ns becomes the base), capturing the counter-reset

@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,6 +48,38 @@ struct ModuleSpec {
   std::uint32_t cpu_memory_power_mw = 0;  // the CPU memory's draw
   // The constant part of the module's power.
   std::uint32_t extra_mw() const { return cpu_power_mw + cpu_memory_power_mw; }
+};
+
+// The most processes a GPU's scenario may list.
+inline constexpr std::size_t kMaxScenarioProcesses = 64;
+// The per-process utilization sample period when the scenario gives none:
+// 1/6 s, the shortest of the sample periods NVML documents for utilization
+// ("between 1 second and 1/6 second depending on the product",
+// nvmlDeviceGetUtilizationRates), rounded to a whole microsecond.
+inline constexpr std::int64_t kDefaultProcessSamplePeriodNs = 166'667'000;
+// How much sample history the emulator keeps, as the driver's sample buffer:
+// samples taken within this time before now.
+inline constexpr std::int64_t kProcessSampleHistoryNs = 5 * 1'000'000'000LL;
+
+// One step of a process's SM utilization: from `time_ns` on, `percent`.
+struct UtilStep {
+  std::int64_t time_ns;
+  std::uint32_t percent;  // 0..100
+};
+
+// A process the scenario puts on a GPU (a "processes" entry). Its PID is
+// not checked for liveness (tests give fake PIDs with fake /proc trees).
+struct ScenarioProcess {
+  std::uint32_t pid = 0;
+  std::vector<UtilStep> sm_util;  // sorted; 0 % before the first step
+  std::uint32_t mem_util_percent = 0;
+  std::optional<std::uint64_t> used_memory_bytes;  // nullopt: NVML_VALUE_NOT_AVAILABLE
+  std::int64_t start_ns = 0;                       // on the GPU over [start_ns, end_ns)
+  std::int64_t end_ns = std::numeric_limits<std::int64_t>::max();
+
+  bool RunningAt(std::int64_t time_ns) const { return start_ns <= time_ns && time_ns < end_ns; }
+  // The SM utilization at `time_ns` (0 outside [start_ns, end_ns)).
+  std::uint32_t SmPercentAt(std::int64_t time_ns) const;
 };
 
 // One emulated GPU, fully resolved (defaults filled in).
@@ -97,6 +130,13 @@ struct GpuSpec {
   // counter counts the module's energy too (ModuleCountsEnergy).
   bool gpu_scope_power_supported = true;
   bool temperature_supported = true;    // nvmlDeviceGetTemperature
+  // nvmlDeviceGetComputeRunningProcesses_v3 and nvmlDeviceGetProcessUtilization
+  // ("processes" in the list).
+  bool processes_supported = true;
+
+  // Per-process accounting (nvml_emulator_processes.cc).
+  std::vector<ScenarioProcess> processes;
+  std::int64_t process_sample_period_ns = kDefaultProcessSamplePeriodNs;  // > 0
 };
 
 // Whether the energy counter counts the module's energy (GPU + CPU + CPU

@@ -54,8 +54,8 @@ namespace {
 // The "unsupported" list: names of optional queries the GPU refuses.
 void ReadUnsupported(const Json& value, const std::string& path, GpuSpec* gpu) {
   const Json& array = ReadArray(value, path, /*allow_empty=*/true);
-  constexpr std::array<std::string_view, 5> kKnown = {"instant_power", "average_power", "memory_power",
-                                                      "temperature", "gpu_scope_power"};
+  constexpr std::array<std::string_view, 6> kKnown = {"instant_power", "average_power", "memory_power",
+                                                      "temperature", "gpu_scope_power", "processes"};
   for (std::size_t i = 0; i < array.size(); ++i) {
     const std::string element_path = ElementPath(path, i);
     if (!array[i].is_string()) Fail(element_path, fmt::format("expected a string, got {}", Show(array[i])));
@@ -70,9 +70,11 @@ void ReadUnsupported(const Json& value, const std::string& path, GpuSpec* gpu) {
       gpu->temperature_supported = false;
     } else if (name == "gpu_scope_power") {
       gpu->gpu_scope_power_supported = false;
+    } else if (name == "processes") {
+      gpu->processes_supported = false;
     } else {
-      Fail(element_path, fmt::format("unknown query {}; expected one of {}, {}, {}, {}, {}", Show(array[i]),
-                                     kKnown[0], kKnown[1], kKnown[2], kKnown[3], kKnown[4]));
+      Fail(element_path, fmt::format("unknown query {}; expected one of {}, {}, {}, {}, {}, {}", Show(array[i]),
+                                     kKnown[0], kKnown[1], kKnown[2], kKnown[3], kKnown[4], kKnown[5]));
     }
   }
 }
@@ -419,7 +421,9 @@ GpuSpec ReadGpu(const Json& value, std::size_t index, const GpuDefaults& default
                          "unsupported",
                          "counter_reset_at_s",
                          "idle_power_w",
-                         "thermal"});
+                         "thermal",
+                         "processes",
+                         "process_sample_period_ms"});
   GpuSpec gpu;
   gpu.name = ReadString(in.Require("name"), in.PathOf("name"), kMaxNameLength);
   gpu.architecture = ReadArchitecture(in.Require("architecture"), in.PathOf("architecture"));
@@ -451,6 +455,7 @@ GpuSpec ReadGpu(const Json& value, std::size_t index, const GpuDefaults& default
     }
     ReadThermal(*thermal, in.PathOf("thermal"), &gpu);
   }
+  ReadProcesses(in, &gpu);
   return gpu;
 }
 

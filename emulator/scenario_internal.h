@@ -140,6 +140,11 @@ struct GpuDefaults {
 // and then from the architecture.
 GpuSpec ReadGpu(const Json& value, std::size_t index, const GpuDefaults& defaults);
 
+// Reads a GPU's "processes" and "process_sample_period_ms"
+// (scenario_processes.cc), and gives gpu->power the load they put on the GPU
+// (PowerModel::set_process_load).
+void ReadProcesses(const ObjectReader& in, GpuSpec* gpu);
+
 }  // namespace zeus::emulator::internal
 
 #endif  // ZEUS_EMULATOR_SCENARIO_INTERNAL_H_

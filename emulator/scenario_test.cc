@@ -310,7 +310,7 @@ TEST(EmulatorParseScenarioTest, CounterPeriodSettlingAndUnsupportedQueries) {
   EXPECT_EQ(s.gpus[1].power_settle_ns, 0);
   EXPECT_EQ(ParseError(WithGpus(Gpu(R"(, "unsupported": ["energy"])"))),
             R"(gpus[0].unsupported[0]: unknown query "energy"; expected one of instant_power, average_power, )"
-            R"(memory_power, temperature, gpu_scope_power)");
+            R"(memory_power, temperature, gpu_scope_power, processes)");
   EXPECT_EQ(ParseError(WithGpus(Gpu(R"(, "power_settle_ms": -1)"))),
             "gpus[0].power_settle_ms: must be between 0 and 60000 ms, got -1");
 }

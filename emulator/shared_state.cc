@@ -63,6 +63,13 @@ void StoreWords(const void* in, std::size_t count, Word* to) {
 // The words of GPU `index` in mapping `map`.
 Word* GpuWords(Word* map, std::size_t index) { return map + kHeaderWords + index * kGpuWords; }
 
+// The words of GPU `index`'s process table in mapping `map` of a file for
+// `gpu_count` GPUs.
+constexpr std::size_t kTableWords = sizeof(ProcessTable) / kWordBytes;
+Word* TableWords(Word* map, std::size_t gpu_count, std::size_t index) {
+  return map + kHeaderWords + gpu_count * kGpuWords + index * kTableWords;
+}
+
 // The kept changes in use that `gpu` (its fixed part loaded) claims, clamped:
 // a torn count is caught by the reader's sequence check, and meanwhile the
 // copy stays in bounds.
@@ -121,7 +128,9 @@ std::int64_t MonotonicNowNs() {
   return static_cast<std::int64_t>(now.tv_sec) * kNsPerSecond + now.tv_nsec;
 }
 
-std::size_t StateFileSize(std::size_t gpu_count) { return sizeof(StateHeader) + gpu_count * sizeof(GpuState); }
+std::size_t StateFileSize(std::size_t gpu_count) {
+  return sizeof(StateHeader) + gpu_count * (sizeof(GpuState) + sizeof(ProcessTable));
+}
 
 SharedState::SharedState(const Scenario& scenario)
     : scenario_(scenario), path_(scenario.state_file), size_(StateFileSize(scenario.gpus.size())) {}
@@ -293,6 +302,23 @@ void SharedState::StoreGpu(std::size_t index, const GpuState& gpu) {
   StoreWords(&gpu, kGpuFixedWords + ClampedCount(gpu) * kChangeWords, GpuWords(words(), index));
 }
 
+void SharedState::LoadProcessTable(std::size_t index, ProcessTable* table) const {
+  LoadWords(TableWords(words(), scenario_.gpus.size(), index), kTableWords, table);
+  table->count = std::min<std::uint32_t>(table->count, kMaxAttachedSegments);
+}
+
+void SharedState::StoreProcessTable(std::size_t index, const ProcessTable& table) {
+  StoreWords(&table, kTableWords, TableWords(words(), scenario_.gpus.size(), index));
+}
+
+bool SharedState::ReadProcesses(std::size_t index, ProcessTable* table, std::int64_t* now_ns) {
+  Locked locked(this);
+  if (!locked.ok()) return false;
+  LoadProcessTable(index, table);
+  *now_ns = LockedNowNs();
+  return true;
+}
+
 // ---- Validation and initialisation ------------------------------------------------------
 
 bool SharedState::HeaderMatches() const {
@@ -311,6 +337,9 @@ bool SharedState::HeaderMatches() const {
     GpuState gpu;
     LoadWords(GpuWords(words(), i), kGpuFixedWords, &gpu);
     if (gpu.limits.count > kLimitHistoryCapacity) return false;
+    ProcessTable table;
+    LoadWords(TableWords(words(), scenario_.gpus.size(), i), kTableWords, &table);
+    if (table.count > kMaxAttachedSegments) return false;
   }
   return true;
 }
@@ -334,6 +363,7 @@ void SharedState::Initialise() {
     InitLimitHistory(&gpu.limits, spec.initial_limit_mw,
                      spec.power.thermal() ? spec.power.thermal()->ambient_c : 0.0);
     StoreGpu(i, gpu);
+    StoreProcessTable(i, ProcessTable{});
   }
   std::memcpy(h.magic, kStateMagic, sizeof(kStateMagic));
   StoreHeader(h);

@@ -11,6 +11,9 @@
 //                                 sequence counter
 //   GpuState[gpu_count]           per GPU: persistence, locked clocks, and
 //                                 the power-limit history (physics.h)
+//   ProcessTable[gpu_count]       per GPU: the processes attached at run time
+//                                 (zeusEmulatorAttachProcess), read and
+//                                 written only under the locks
 //
 // Opening: the file is opened as state_file.h describes (never through a
 // symbolic link, only a regular file of this user's or root's unless the
@@ -56,6 +59,7 @@
 
 #include <sys/types.h>
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -75,7 +79,8 @@ inline constexpr char kStateMagic[8] = {'Z', 'E', 'U', 'S', 'E', 'M', 'U', '1'};
 // 2: the sequence counter (seqlock) in the header.
 // 3: each kept limit change carries the energy drawn before it (physics.h).
 // 4: and its activity (idle or busy) and the temperature at its instant.
-inline constexpr std::uint32_t kStateLayoutVersion = 4;
+// 5: the per-GPU process tables after the GPUs.
+inline constexpr std::uint32_t kStateLayoutVersion = 5;
 // The latest emulated instant: far beyond any run, with headroom so that no
 // time arithmetic can overflow.
 inline constexpr std::int64_t kMaxEmulatedNs = std::numeric_limits<std::int64_t>::max() / 2;
@@ -108,7 +113,28 @@ struct GpuState {
   LimitHistory limits;  // the current limit is CurrentLimitMw(limits)
 };
 
+// How many attachment records a GPU's ProcessTable holds: attached processes
+// plus ended ones kept for the sample history (kProcessSampleHistoryNs).
+inline constexpr std::size_t kMaxAttachedSegments = 64;
+
+// One attachment of a process to a GPU at a constant SM utilization, over
+// [start_ns, end_ns) on the emulated clock; end_ns is kNeverNs while it lasts.
+// Changing the utilization ends one record and starts another.
+struct AttachedSegment {
+  std::uint32_t pid;
+  std::uint32_t sm_util_percent;
+  std::int64_t start_ns;
+  std::int64_t end_ns;
+};
+
+struct ProcessTable {
+  std::uint32_t count;  // <= kMaxAttachedSegments, oldest first
+  std::uint32_t reserved;
+  std::array<AttachedSegment, kMaxAttachedSegments> segments;
+};
+
 static_assert(std::is_trivially_copyable_v<StateHeader> && std::is_standard_layout_v<StateHeader>);
+static_assert(std::is_trivially_copyable_v<ProcessTable> && sizeof(ProcessTable) % 8 == 0);
 static_assert(std::is_trivially_copyable_v<GpuState> && std::is_standard_layout_v<GpuState>);
 static_assert(sizeof(StateHeader) % 8 == 0 && sizeof(GpuState) % 8 == 0);
 static_assert(alignof(StateHeader) == 8 && alignof(GpuState) == 8);
@@ -171,6 +197,28 @@ class SharedState {
     LoadGpuInUse(index, &gpu);
     fn(gpu, LockedNowNs());
     StoreGpu(index, gpu);
+    return true;
+  }
+
+  // Copies GPU `index`'s process table into *table and sets *now_ns, under
+  // the locks. Returns false if the file cannot be locked.
+  bool ReadProcesses(std::size_t index, ProcessTable* table, std::int64_t* now_ns);
+
+  // Runs `fn(GpuState& gpu, ProcessTable& table, std::int64_t now_ns)` on
+  // copies of GPU `index`'s state and process table, holding both locks, and
+  // publishes what fn changed in either. As UpdateGpu.
+  template <class Fn>
+  bool UpdateProcesses(std::size_t index, Fn&& fn) {
+    Locked locked(this);
+    if (!locked.ok()) return false;
+    WriteSection section(this);
+    GpuState gpu;
+    LoadGpuInUse(index, &gpu);
+    ProcessTable table;
+    LoadProcessTable(index, &table);
+    fn(gpu, table, LockedNowNs());
+    StoreGpu(index, gpu);
+    StoreProcessTable(index, table);
     return true;
   }
 
@@ -251,6 +299,10 @@ class SharedState {
   // from the file's. Inside a WriteSection only.
   void StoreGpu(std::size_t index, const GpuState& gpu);
   void StoreHeader(const StateHeader& header);
+  // GPU `index`'s process table (its count clamped to the capacity); storing
+  // only inside a WriteSection.
+  void LoadProcessTable(std::size_t index, ProcessTable* table) const;
+  void StoreProcessTable(std::size_t index, const ProcessTable& table);
 
   // The emulated time for `header`, given CLOCK_MONOTONIC `monotonic_ns`.
   std::int64_t EmulatedNowNs(const StateHeader& header, std::int64_t monotonic_ns) const;

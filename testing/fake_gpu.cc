@@ -139,6 +139,35 @@ Result<std::uint64_t> FakeGpu::TotalEnergyMj() {
   return static_cast<std::uint64_t>(std::llround(energy_mj_));
 }
 
+void FakeGpu::SetProcesses(std::vector<device::GpuProcess> processes) {
+  std::lock_guard lock(mu_);
+  processes_ = std::move(processes);
+}
+
+void FakeGpu::AddProcessSample(std::uint32_t pid, unsigned int sm_util_percent) {
+  std::lock_guard lock(mu_);
+  const auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(clock_.Now()).count();
+  process_samples_.push_back({pid, static_cast<std::uint64_t>(now_us), sm_util_percent, 0});
+}
+
+Result<std::vector<device::GpuProcess>> FakeGpu::RunningProcesses() {
+  std::lock_guard lock(mu_);
+  ZEUS_FAKE_FAIL_IF_SET("RunningProcesses");
+  if (!processes_) return Fail(ErrorCode::kNotSupported, "fake GPU has no per-process accounting");
+  return *processes_;
+}
+
+Result<std::vector<device::GpuProcessUtilization>> FakeGpu::ProcessUtilization(std::uint64_t since_timestamp_us) {
+  std::lock_guard lock(mu_);
+  ZEUS_FAKE_FAIL_IF_SET("ProcessUtilization");
+  if (!processes_) return Fail(ErrorCode::kNotSupported, "fake GPU has no per-process accounting");
+  std::vector<device::GpuProcessUtilization> out;
+  for (const auto& sample : process_samples_) {
+    if (sample.timestamp_us > since_timestamp_us) out.push_back(sample);
+  }
+  return out;
+}
+
 Result<std::uint32_t> FakeGpu::PowerLimitMw() {
   std::lock_guard lock(mu_);
   ZEUS_FAKE_FAIL_IF_SET("PowerLimitMw");

@@ -56,6 +56,15 @@ class FakeGpu final : public device::Gpu {
   // Every SetPowerLimitMw call, in order.
   std::vector<std::uint32_t> power_limit_calls() const;
 
+  // Per-process use. RunningProcesses() answers `processes`;
+  // AddProcessSample() adds a driver sample of `pid` at SM utilization
+  // `sm_util_percent`, stamped with the clock's time now in microseconds
+  // (ProcessUtilization(since) answers the samples stamped after `since`,
+  // oldest first). Until SetProcesses() is called both calls answer
+  // kNotSupported, as a GPU without per-process accounting does.
+  void SetProcesses(std::vector<device::GpuProcess> processes);
+  void AddProcessSample(std::uint32_t pid, unsigned int sm_util_percent);
+
   unsigned int nvml_index() const override { return nvml_index_; }
   Result<std::string> Name() override;
   Result<std::string> Uuid() override;
@@ -86,6 +95,8 @@ class FakeGpu final : public device::Gpu {
   Status ResetGpuLockedClocks() override;
   Status SetMemoryLockedClocks(unsigned int min_mhz, unsigned int max_mhz) override;
   Status ResetMemoryLockedClocks() override;
+  Result<std::vector<device::GpuProcess>> RunningProcesses() override;
+  Result<std::vector<device::GpuProcessUtilization>> ProcessUtilization(std::uint64_t since_timestamp_us) override;
 
  private:
   std::optional<Error> Failure(const std::string& method) const;  // requires mu_
@@ -104,6 +115,8 @@ class FakeGpu final : public device::Gpu {
   std::chrono::nanoseconds last_fold_;
   std::map<std::string, Error> failures_;
   std::vector<std::uint32_t> limit_calls_;
+  std::optional<std::vector<device::GpuProcess>> processes_;
+  std::vector<device::GpuProcessUtilization> process_samples_;
   mutable std::mutex hang_mu_;  // apart from mu_, so that a hung call holding mu_ can be released
   mutable std::condition_variable released_;
   std::set<std::string> hangs_;  // guarded by hang_mu_

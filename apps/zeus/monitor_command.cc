@@ -205,6 +205,10 @@ void RegisterMonitorCommand(CLI::App& app, int* exit_code, MonitorHooks hooks) {
                   "Also report carbon emissions (gCO2eq) at the yearly average intensity of this country or region: "
                   "ISO 3166 alpha-2 or alpha-3 code or name (FR, FRA, France, World, EU), from the table shipped "
                   "with zeus (Ember's data; $ZEUS_CARBON_DATA names another)");
+  cmd->add_flag("--per-process", flags->per_process,
+                "Also report, per GPU, the energy of the command's process tree next to other processes', idle and "
+                "unattributed energy (a model: idle power, then the active rest by each process's share of the "
+                "GPU's utilization; see the README)");
   cmd->add_option("command", flags->command, "The command to run, after --")->expected(-1);
   cmd->footer(
       "Runs the command and passes its exit code through (128+N if killed by signal N; 127/126 if it cannot be\n"

@@ -35,6 +35,8 @@ struct MonitorFlags {
   std::vector<std::string> zeusd_urls;  // each "URL" or "URL,URL"
   std::string zeusd_token_file;
   std::vector<std::string> command;
+  // --per-process: the command's process tree's energy per GPU (monitor_processes.h).
+  bool per_process = false;
   // --carbon ZONE: emissions from the offline table (zeus::carbon); the zone
   // and the table's source once CheckMonitorUsage found them.
   std::string carbon;

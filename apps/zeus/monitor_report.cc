@@ -165,6 +165,7 @@ json RunJson(const MonitorFlags& flags, const Devices& devices, const CommandMea
     report["zeusd_energy_j"] = remote_energy_j;
   }
   report["total_energy_j"] = run.measurement.total_energy_j + remote_energy_j;
+  if (sampling.processes()) report["per_process"] = sampling.processes()->Report();
   if (flags.carbon_zone) {
     const double intensity = flags.carbon_zone->intensity_g_per_kwh;
     for (json& g : report["gpus"]) {
@@ -253,6 +254,7 @@ std::string RunText(const MonitorFlags& flags, const json& report, const Command
   std::string text = TextHeader(flags, sampling, run) + DeviceRows(report, run.wall_time_s, &short_window);
   if (sampling.remote()) text += sampling.remote()->Text();
   text += fmt::format("  {:<10} {:>12.2f}\n", "total", report["total_energy_j"].get<double>());
+  if (report.contains("per_process")) text += ProcessTreeMeasurement::Text(report["per_process"]);
   if (report.contains("carbon")) {
     const json& c = report["carbon"];
     text += fmt::format("  {:<10} {:>12.4f} gCO2eq at {:.2f} gCO2eq/kWh ({}, {} average)\n", "emissions",

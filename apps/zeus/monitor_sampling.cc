@@ -2,6 +2,7 @@
 
 #include "apps/zeus/monitor_sampling.h"
 
+#include <algorithm>
 #include <string_view>
 #include <utility>
 
@@ -80,6 +81,17 @@ Result<std::unique_ptr<CommandMeasurement>> CommandMeasurement::Start(const Moni
 #endif
   }
   if (Status remote = m->StartRemote(flags); !remote) return Fail(remote.error());
+  if (flags.per_process) {
+    if (devices.gpu_indices.empty()) {
+      return Fail(ErrorCode::kInvalidArgument, "--per-process: no local GPUs to measure; make a GPU visible");
+    }
+    // At least 100 ms: the driver's per-process samples come every 1/6 s to 1 s.
+    const auto interval = std::max<nanoseconds>(std::chrono::milliseconds(flags.interval_ms),
+                                                std::chrono::milliseconds(100));
+    auto processes = ProcessTreeMeasurement::Start(*devices.gpus, devices.gpu_indices, interval, m->clock_);
+    if (!processes) return Fail(processes.error());
+    m->processes_ = std::move(*processes);
+  }
   return m;
 }
 
@@ -104,6 +116,7 @@ Result<MeasuredRun> CommandMeasurement::Run(SignalRelay& relay, const MonitorFla
   auto measurement = push_ ? push_->EndWindow("command") : monitor_->EndWindow("command");
   const nanoseconds wall_end = SteadyClock().Now();
   run.end = clock_->Now();
+  if (processes_) processes_->Stop();
   if (remote_) remote_->End(kZeusdSettleTimeout);
   if (!child) return Fail(child.error());
   if (!measurement) return Fail(measurement.error());

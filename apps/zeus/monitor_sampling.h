@@ -17,6 +17,7 @@
 
 #include "apps/zeus/monitor_child.h"
 #include "apps/zeus/monitor_flags.h"
+#include "apps/zeus/monitor_processes.h"
 #include "apps/zeus/monitor_zeusd.h"
 #include "zeus/base/clock.h"
 #include "zeus/base/error.h"
@@ -69,6 +70,8 @@ class CommandMeasurement {
   const monitor::PowerMonitor* power() const { return power_.get(); }
   // zeusd's devices; null without --zeusd.
   const RemoteMeasurement* remote() const { return remote_.get(); }
+  // The command's process tree per GPU; null without --per-process.
+  const ProcessTreeMeasurement* processes() const { return processes_.get(); }
 
  private:
   class Pusher;  // --pushgateway's EnergyHistogram, in builds with the exporter
@@ -82,6 +85,7 @@ class CommandMeasurement {
   std::unique_ptr<monitor::Monitor> monitor_;
   std::unique_ptr<Pusher> push_;
   std::unique_ptr<RemoteMeasurement> remote_;
+  std::unique_ptr<ProcessTreeMeasurement> processes_;
 };
 
 }  // namespace zeus::cli

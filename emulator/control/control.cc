@@ -33,9 +33,14 @@ Result<std::unique_ptr<EmulatorControl>> EmulatorControl::Open(const std::string
     Resolve(control->handle_, "zeusEmulatorIterationTimeS", control->iteration_time_s_);
     Resolve(control->handle_, "zeusEmulatorHungCalls", control->hung_calls_);
     Resolve(control->handle_, "zeusEmulatorReleaseHungCalls", control->release_hung_calls_);
+    Resolve(control->handle_, "zeusEmulatorAttachProcess", control->attach_process_);
+    Resolve(control->handle_, "zeusEmulatorSetProcessUtilization", control->set_process_utilization_);
+    Resolve(control->handle_, "zeusEmulatorDetachProcess", control->detach_process_);
   }
   if (control->now_ns_ == nullptr || control->advance_ns_ == nullptr || control->iteration_time_s_ == nullptr ||
-      control->hung_calls_ == nullptr || control->release_hung_calls_ == nullptr) {
+      control->hung_calls_ == nullptr || control->release_hung_calls_ == nullptr ||
+      control->attach_process_ == nullptr || control->set_process_utilization_ == nullptr ||
+      control->detach_process_ == nullptr) {
     return Fail(ErrorCode::kUnavailable, fmt::format("{} is not the Zeus NVML emulator", library_path));
   }
   unsigned long long now_ns = 0;
@@ -88,6 +93,47 @@ Result<double> EmulatorControl::IterationTimeS(unsigned int nvml_index) const {
                             nvml_index));
   }
   return Fail(ErrorCode::kUnavailable, fmt::format("zeusEmulatorIterationTimeS({}) failed with {}", nvml_index, rc));
+}
+
+namespace {
+
+// A process control's answer as a Status; `what` names the call.
+Status ProcessControlStatus(int rc, const std::string& what) {
+  switch (rc) {
+    case ZEUS_EMULATOR_OK:
+      return OkStatus();
+    case ZEUS_EMULATOR_ERROR_INVALID_ARGUMENT:
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("{} was refused: no such GPU or live process, a utilization over 100 %, the process "
+                              "already (or not) attached there, or the GPU's process table full",
+                              what));
+    case ZEUS_EMULATOR_ERROR_WRONG_MODE:
+      return Fail(ErrorCode::kNotSupported,
+                  fmt::format("{}: the GPU does not support per-process calls (\"processes\" is in its scenario's "
+                              "\"unsupported\" list)",
+                              what));
+    default:
+      return Fail(ErrorCode::kUnavailable, fmt::format("{} failed with {}", what, rc));
+  }
+}
+
+}  // namespace
+
+Status EmulatorControl::AttachProcess(unsigned int nvml_index, unsigned int pid, unsigned int sm_util_percent) const {
+  return ProcessControlStatus(attach_process_(nvml_index, pid, sm_util_percent),
+                              fmt::format("attaching process {} to GPU {} at {} %", pid, nvml_index, sm_util_percent));
+}
+
+Status EmulatorControl::SetProcessUtilization(unsigned int nvml_index, unsigned int pid,
+                                              unsigned int sm_util_percent) const {
+  return ProcessControlStatus(
+      set_process_utilization_(nvml_index, pid, sm_util_percent),
+      fmt::format("setting process {}'s utilization on GPU {} to {} %", pid, nvml_index, sm_util_percent));
+}
+
+Status EmulatorControl::DetachProcess(unsigned int nvml_index, unsigned int pid) const {
+  return ProcessControlStatus(detach_process_(nvml_index, pid),
+                              fmt::format("detaching process {} from GPU {}", pid, nvml_index));
 }
 
 unsigned long long EmulatorControl::HungCalls() const { return hung_calls_(); }

@@ -49,6 +49,16 @@ class EmulatorControl {
   // limit in force. kNotSupported when its scenario has no iteration_time_s.
   Result<double> IterationTimeS(unsigned int nvml_index) const;
 
+  // Processes on emulated GPUs (emulator_control.h): attaches the live
+  // process `pid` to the GPU with this NVML index at `sm_util_percent`
+  // (0..100) SM utilization from now on, changes its utilization, detaches it.
+  // kInvalidArgument (no such GPU or process, a percent over 100, already
+  // attached / not attached, table full), kNotSupported (the GPU refuses
+  // per-process calls), kUnavailable (emulator not initialised, state lock).
+  Status AttachProcess(unsigned int nvml_index, unsigned int pid, unsigned int sm_util_percent) const;
+  Status SetProcessUtilization(unsigned int nvml_index, unsigned int pid, unsigned int sm_util_percent) const;
+  Status DetachProcess(unsigned int nvml_index, unsigned int pid) const;
+
   // How many of this process's calls are blocked in a "hang" fault now.
   unsigned long long HungCalls() const;
   // Unblocks every hung call, and every later one until the scenario is
@@ -65,6 +75,9 @@ class EmulatorControl {
   decltype(&zeusEmulatorIterationTimeS) iteration_time_s_ = nullptr;
   decltype(&zeusEmulatorHungCalls) hung_calls_ = nullptr;
   decltype(&zeusEmulatorReleaseHungCalls) release_hung_calls_ = nullptr;
+  decltype(&zeusEmulatorAttachProcess) attach_process_ = nullptr;
+  decltype(&zeusEmulatorSetProcessUtilization) set_process_utilization_ = nullptr;
+  decltype(&zeusEmulatorDetachProcess) detach_process_ = nullptr;
   bool manual_ = false;
 };
 

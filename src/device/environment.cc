@@ -36,6 +36,11 @@ std::string ChooseSocRoot(const std::optional<std::string>& configured) {
   return NonEmptyVariable(kSocRootVariable).value_or(kDefaultSocRoot);
 }
 
+std::string ChooseProcRoot(const std::optional<std::string>& configured) {
+  if (configured && !configured->empty()) return *configured;
+  return NonEmptyVariable(kProcRootVariable).value_or(kDefaultProcRoot);
+}
+
 std::optional<std::string> ChooseCudaVisibleDevices(const std::optional<std::string>& configured) {
   if (configured) return configured;
   if (const char* value = std::getenv(kCudaVisibleDevicesVariable); value != nullptr) return std::string(value);

@@ -98,6 +98,21 @@ TEST(SocRootTest, DefaultThenVariableThenConfigured) {
   EXPECT_EQ(ChooseSocRoot(""), "/tmp/fake-jetson");
 }
 
+TEST(ProcRootTest, DefaultThenVariableThenConfigured) {
+  {
+    ScopedEnv env("ZEUS_PROC_ROOT", std::nullopt);
+    EXPECT_EQ(ChooseProcRoot(), "/proc");
+  }
+  {
+    ScopedEnv env("ZEUS_PROC_ROOT", "");
+    EXPECT_EQ(ChooseProcRoot(), "/proc");
+  }
+  ScopedEnv env("ZEUS_PROC_ROOT", "/tmp/fake-proc");
+  EXPECT_EQ(ChooseProcRoot(), "/tmp/fake-proc");
+  EXPECT_EQ(ChooseProcRoot("/configured"), "/configured");
+  EXPECT_EQ(ChooseProcRoot(""), "/tmp/fake-proc");
+}
+
 TEST(CudaVisibleDevicesTest, UnsetIsEveryGpuAndEmptyIsKept) {
   {
     ScopedEnv env("CUDA_VISIBLE_DEVICES", std::nullopt);

@@ -2,8 +2,9 @@
 //
 // The device settings a process takes from its environment, read in this one
 // place: which NVML library to load (ZEUS_NVML_LIBRARY), where RAPL is read
-// (ZEUS_POWERCAP_ROOT), where an SoC's files are looked for (ZEUS_SOC_ROOT)
-// and which GPUs are visible (CUDA_VISIBLE_DEVICES).
+// (ZEUS_POWERCAP_ROOT), where an SoC's files are looked for (ZEUS_SOC_ROOT),
+// where processes are looked up (ZEUS_PROC_ROOT) and which GPUs are visible
+// (CUDA_VISIBLE_DEVICES).
 // OpenGpus and OpenCpus (discovery.h) consult them for the options left
 // unset; commands use them to report what was chosen and to apply the rule
 // for an NVML library that was named explicitly (MayContinueWithoutGpus).
@@ -29,6 +30,10 @@ inline constexpr char kCudaVisibleDevicesVariable[] = "CUDA_VISIBLE_DEVICES";
 // in tests, a host's root mounted into a container.
 inline constexpr char kSocRootVariable[] = "ZEUS_SOC_ROOT";
 
+// Where procfs is read to name the processes on a GPU (process_identity.h):
+// a fake tree in tests, the host's /proc mounted into an exporter's container.
+inline constexpr char kProcRootVariable[] = "ZEUS_PROC_ROOT";
+inline constexpr char kDefaultProcRoot[] = "/proc";
 // The library name the system driver installs.
 inline constexpr char kSystemNvmlLibrary[] = "libnvidia-ml.so.1";
 // The kernel's powercap tree.
@@ -68,6 +73,9 @@ std::string ChoosePowercapRoot(const std::optional<std::string>& configured = st
 // `configured` when it is set and not empty, else $ZEUS_SOC_ROOT when it is
 // set and not empty, else kDefaultSocRoot.
 std::string ChooseSocRoot(const std::optional<std::string>& configured = std::nullopt);
+// `configured` when it is set and not empty, else $ZEUS_PROC_ROOT when it is
+// set and not empty, else kDefaultProcRoot.
+std::string ChooseProcRoot(const std::optional<std::string>& configured = std::nullopt);
 
 // `configured` when it is set, else $CUDA_VISIBLE_DEVICES when it is set
 // (even empty: no GPU), else nullopt (every GPU, in NVML order).

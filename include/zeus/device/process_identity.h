@@ -122,6 +122,9 @@ struct ProcessIdentity {
   // boot). Opaque: compare it with an earlier identity of the same PID; if it
   // differs, the PID was reused by another process.
   std::optional<std::uint64_t> start_time_ticks;
+  // The parent's PID, field 4 of <pid>/stat (0 for the namespace's init's
+  // parent).
+  std::optional<std::uint32_t> parent_pid;
   // From <pid>/cgroup.
   std::optional<CgroupIdentity> cgroup;
   // Why a part is absent: one error per unreadable file whose part could not
@@ -148,6 +151,19 @@ struct ProcessIdentity {
 // identify a PID when it first appears and keep the identity while the PID
 // stays (re-identifying tells a reused PID by its start_time_ticks).
 Result<ProcessIdentity> IdentifyProcess(std::uint32_t pid, const ProcessIdentityOptions& options = {});
+
+// The few fields of <proc_root>/<pid>/stat: one small read, for a caller that
+// re-checks a PID often (has it been reused? who is its parent?).
+struct ProcessStat {
+  std::uint32_t pid = 0;
+  std::string comm;
+  std::uint32_t parent_pid = 0;
+  std::uint64_t start_time_ticks = 0;
+};
+// Errors: kNotFound naming the PID when the process is gone (as
+// IdentifyProcess); kInvalidArgument naming the file for text that is not
+// procfs's; kPermissionDenied/kIoError from the read.
+Result<ProcessStat> ReadProcessStat(std::uint32_t pid, const ProcessIdentityOptions& options = {});
 
 }  // namespace zeus::device
 

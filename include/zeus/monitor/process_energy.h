@@ -20,9 +20,9 @@
 // Utilization between driver samples. The driver samples per-process
 // utilization every 1/6 s to 1 s, so at 10 Hz most intervals see no new
 // sample. An interval with no new sample is split by the most recent
-// interval's samples if the newest of them is at most `max_sample_age` old
-// (the shares carry forward until the driver's next sample), else its active
-// energy is unattributed. A running process without a sample in the
+// samples if they came at most `max_sample_age` ago (the shares carry
+// forward until the driver's next sample), else its active energy is
+// unattributed. A running process without a sample in the
 // interval is listed with utilization 0 (seen, share 0).
 //
 // Who a process is. A PID is identified (IdentifyProcess) when it first
@@ -135,6 +135,25 @@ class ProcessEnergyTracker {
   struct Impl;
   explicit ProcessEnergyTracker(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
+};
+
+// Calls tracker.Sample() at once and then every `interval` (wall time) on a
+// thread of its own, until Stop() or destruction, which take one last
+// Sample() so that a report made after them covers everything up to then.
+// The one sampling loop of `zeus monitor --per-process`, the exporter and
+// Python. `tracker` must outlive the sampler. Thread-safety: Stop() may be
+// called from any thread, more than once.
+class PeriodicProcessSampler {
+ public:
+  PeriodicProcessSampler(ProcessEnergyTracker& tracker, std::chrono::nanoseconds interval);
+  ~PeriodicProcessSampler();
+  PeriodicProcessSampler(const PeriodicProcessSampler&) = delete;
+  PeriodicProcessSampler& operator=(const PeriodicProcessSampler&) = delete;
+  void Stop();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
 };
 
 }  // namespace zeus::monitor

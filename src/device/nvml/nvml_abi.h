@@ -134,6 +134,32 @@ typedef struct nvmlFieldValue_st {
   nvmlValue_t value;
 } nvmlFieldValue_t;
 
+// nvmlDeviceGetComputeRunningProcesses_v3's entries (nvmlProcessInfo_t, the
+// same layout as nvmlProcessInfo_v2_t). usedGpuMemory is in bytes, or
+// NVML_VALUE_NOT_AVAILABLE when the driver cannot tell (WDDM, some MIG and
+// container setups); the instance ids matter only in MIG mode.
+typedef struct nvmlProcessInfo_st {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+} nvmlProcessInfo_t;
+
+// "Not available" in unsigned long long fields such as usedGpuMemory.
+#define NVML_VALUE_NOT_AVAILABLE (~0ULL)
+
+// nvmlDeviceGetProcessUtilization's samples: one per process that had a
+// non-zero utilization in a sample period, timeStamp in microseconds (CPU
+// time on a real driver), utilizations in percent.
+typedef struct nvmlProcessUtilizationSample_st {
+  unsigned int pid;
+  unsigned long long timeStamp;
+  unsigned int smUtil;
+  unsigned int memUtil;
+  unsigned int encUtil;
+  unsigned int decUtil;
+} nvmlProcessUtilizationSample_t;
+
 // Declarations of every function in nvml_api.def, with C linkage.
 #define ZEUS_NVML_FN(kind, ret, name, params) ret name params;
 #include "device/nvml/nvml_api.def"

@@ -51,6 +51,10 @@ class NvmlGpu final : public Gpu {
   Status ResetGpuLockedClocks() override;
   Status SetMemoryLockedClocks(unsigned int min_mhz, unsigned int max_mhz) override;
   Status ResetMemoryLockedClocks() override;
+  // nvml_gpu_processes.cc: NVML's size query, then the list, retried a few
+  // times if the list grew in between.
+  Result<std::vector<GpuProcess>> RunningProcesses() override;
+  Result<std::vector<GpuProcessUtilization>> ProcessUtilization(std::uint64_t since_timestamp_us) override;
 
  private:
   Error QueryError(nvmlReturn_t rc, std::string_view what) const;

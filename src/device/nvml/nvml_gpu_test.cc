@@ -3,7 +3,10 @@
 // The NVML backend end to end: loader, NvmlGpu and discovery, driven through
 // the same dlopen path as production against the project's NVML emulator.
 
+#include <unistd.h>
+
 #include <chrono>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -214,6 +217,94 @@ TEST_F(NvmlGpuTest, LostGpuAfterSomeCalls) {
   EXPECT_EQ(lost.error().code(), ErrorCode::kDeviceLost);
   EXPECT_THAT(lost.error().message(), HasSubstr("GPU 1"));
   EXPECT_TRUE(gpus->gpu(0).PowerUsageMw());  // the other GPU is unaffected
+}
+
+// Per-process calls: the list and samples through NVML's size protocol.
+TEST_F(NvmlGpuTest, RunningProcessesAndTheirUtilization) {
+  json gpu = V100();
+  gpu["process_sample_period_ms"] = 500;
+  // More processes than the loader's headroom, so the buffer is sized from the count.
+  for (int i = 0; i < 20; ++i) gpu["processes"].push_back({{"pid", 1000 + i}, {"sm_util_percent", 1 + i}});
+  gpu["processes"][0]["used_memory_mib"] = 1;
+  UseScenario({{"gpus", {gpu}}});
+  auto gpus = Open(Options());
+  ASSERT_TRUE(gpus);
+  Gpu& g = gpus->gpu(0);
+  auto running = g.RunningProcesses();
+  ASSERT_TRUE(running) << running.error().message();
+  ASSERT_EQ(running->size(), 20u);
+  EXPECT_EQ((*running)[0].pid, 1000u);
+  EXPECT_EQ((*running)[0].used_memory_bytes, std::optional<std::uint64_t>(1u << 20));
+  EXPECT_EQ((*running)[19].pid, 1019u);
+  EXPECT_EQ((*running)[19].used_memory_bytes, std::nullopt);  // NVML_VALUE_NOT_AVAILABLE
+
+  auto none = g.ProcessUtilization(0);  // NOT_FOUND: no sample yet
+  ASSERT_TRUE(none) << none.error().message();
+  EXPECT_TRUE(none->empty());
+  AdvanceEmulatorMs(1000);
+  auto samples = g.ProcessUtilization(0);
+  ASSERT_TRUE(samples) << samples.error().message();
+  ASSERT_EQ(samples->size(), 40u);  // at 0.5 s and 1 s
+  EXPECT_EQ(samples->front().timestamp_us, 500'000u);
+  EXPECT_EQ(samples->front().pid, 1000u);
+  EXPECT_EQ(samples->front().sm_util_percent, 1u);
+  EXPECT_EQ(samples->back().timestamp_us, 1'000'000u);
+  auto newer = g.ProcessUtilization(500'000);
+  ASSERT_TRUE(newer);
+  EXPECT_EQ(newer->size(), 20u);
+  auto nothing_new = g.ProcessUtilization(1'000'000);
+  ASSERT_TRUE(nothing_new);
+  EXPECT_TRUE(nothing_new->empty());
+}
+
+TEST_F(NvmlGpuTest, PerProcessCallsNotSupportedOrFailing) {
+  json refusing = V100();
+  refusing["unsupported"] = {"processes"};
+  UseScenario({{"gpus", {refusing, V100()}},
+               {"faults", {{{"function", "nvmlDeviceGetProcessUtilization"}, {"gpu", 1}, {"return", "GPU_IS_LOST"}}}}});
+  auto gpus = Open(Options());
+  ASSERT_TRUE(gpus);
+  auto running = gpus->gpu(0).RunningProcesses();
+  ASSERT_FALSE(running);
+  EXPECT_EQ(running.error().code(), ErrorCode::kNotSupported);
+  auto samples = gpus->gpu(0).ProcessUtilization(0);
+  ASSERT_FALSE(samples);
+  EXPECT_EQ(samples.error().code(), ErrorCode::kNotSupported);
+  auto lost = gpus->gpu(1).ProcessUtilization(0);
+  ASSERT_FALSE(lost);
+  EXPECT_EQ(lost.error().code(), ErrorCode::kDeviceLost);
+  EXPECT_THAT(lost.error().message(), HasSubstr("per-process utilization of GPU 1"));
+  auto empty = gpus->gpu(1).RunningProcesses();  // no process: an empty list
+  ASSERT_TRUE(empty) << empty.error().message();
+  EXPECT_TRUE(empty->empty());
+}
+
+// An attached real process, through the C++ control.
+TEST_F(NvmlGpuTest, AttachedProcessIsListed) {
+  UseScenario({{"gpus", {V100()}}});
+  auto gpus = Open(Options());
+  ASSERT_TRUE(gpus);
+  auto control = emulator::EmulatorControl::Open(ZEUS_TEST_EMULATOR_PATH);
+  ASSERT_TRUE(control) << control.error().message();
+  const auto self = static_cast<unsigned int>(::getpid());
+  ASSERT_TRUE((*control)->AttachProcess(0, self, 30));
+  Status again = (*control)->AttachProcess(0, self, 30);
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().code(), ErrorCode::kInvalidArgument);
+  auto running = gpus->gpu(0).RunningProcesses();
+  ASSERT_TRUE(running);
+  ASSERT_EQ(running->size(), 1u);
+  EXPECT_EQ((*running)[0].pid, self);
+  ASSERT_TRUE((*control)->SetProcessUtilization(0, self, 60));
+  AdvanceEmulatorMs(1000);
+  auto samples = gpus->gpu(0).ProcessUtilization(0);
+  ASSERT_TRUE(samples);
+  ASSERT_FALSE(samples->empty());
+  EXPECT_EQ(samples->back().sm_util_percent, 60u);
+  ASSERT_TRUE((*control)->DetachProcess(0, self));
+  running = gpus->gpu(0).RunningProcesses();
+  ASSERT_TRUE(running);
+  EXPECT_TRUE(running->empty());
 }
 
 TEST_F(NvmlGpuTest, CudaVisibleDevicesReordersAndFilters) {

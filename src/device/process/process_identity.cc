@@ -107,14 +107,10 @@ Result<ProcFiles> ReadProcFiles(std::uint32_t pid, const std::string& proc_root)
   return files;
 }
 
-struct StatFields {
-  std::string comm;
-  std::uint64_t start_time_ticks = 0;
-};
 
 // "<pid> (<comm>) <state> <ppid> ... <starttime> ...": comm may hold spaces and
 // parentheses, so the fields after it are counted from the last ')'.
-Result<StatFields> ParseStat(std::string_view text, std::uint32_t pid, const std::string& path,
+Result<ProcessStat> ParseStat(std::string_view text, std::uint32_t pid, const std::string& path,
                              const std::string& proc_root) {
   const std::size_t open = text.find('(');
   const std::size_t close = text.rfind(')');
@@ -127,16 +123,24 @@ Result<StatFields> ParseStat(std::string_view text, std::uint32_t pid, const std
   if (pid_text.empty() || pid_ec != std::errc() || pid_end != pid_text.data() + pid_text.size() || stat_pid != pid) {
     return Fail(Garbage(path, fmt::format("starts with '{}', not the PID {}", pid_text, pid), proc_root));
   }
-  // Fields 3 (state) onwards; field 22 (starttime) is the 20th.
+  // Fields 3 (state) onwards; field 4 is the parent's PID, field 22
+  // (starttime) the 20th.
   std::string_view rest = text.substr(close + 1);
   std::string_view field;
+  std::string_view ppid_field;
   for (int index = 3; index <= 22; ++index) {
     rest = rest.substr(std::min(rest.find_first_not_of(" \n"), rest.size()));
     const std::size_t end = std::min(rest.find_first_of(" \n"), rest.size());
     field = rest.substr(0, end);
+    if (index == 4) ppid_field = field;
     rest.remove_prefix(end);
   }
-  StatFields out;
+  ProcessStat out;
+  out.pid = pid;
+  auto [ppid_end, ppid_ec] = std::from_chars(ppid_field.data(), ppid_field.data() + ppid_field.size(), out.parent_pid);
+  if (ppid_field.empty() || ppid_ec != std::errc() || ppid_end != ppid_field.data() + ppid_field.size()) {
+    return Fail(Garbage(path, fmt::format("field 4 (ppid) is '{}', not a number", ppid_field), proc_root));
+  }
   auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), out.start_time_ticks);
   if (field.empty() || ec != std::errc() || end != field.data() + field.size()) {
     return Fail(Garbage(path, fmt::format("field 22 (starttime) is '{}', not a number", field), proc_root));
@@ -185,6 +189,23 @@ std::string UserName(std::uint32_t uid) {
 
 }  // namespace
 
+Result<ProcessStat> ReadProcessStat(std::uint32_t pid, const ProcessIdentityOptions& options) {
+  const std::string dir_path = fmt::format("{}/{}", options.proc_root, pid);
+  const std::string path = dir_path + "/stat";
+  ScopedFd dir(::open(dir_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir.get() < 0) {
+    const int errno_value = errno;
+    if (Vanished(errno_value)) return Fail(ProcessGone(pid, dir_path, errno_value));
+    return Fail(ErrorFromErrno(errno_value, dir_path));
+  }
+  auto text = ReadAt(dir.get(), "stat");
+  if (!text) {
+    if (Vanished(text.error())) return Fail(ProcessGone(pid, path, text.error()));
+    return Fail(ErrorFromErrno(text.error(), path));
+  }
+  return ParseStat(*text, pid, path, options.proc_root);
+}
+
 Result<ProcessIdentity> IdentifyProcess(std::uint32_t pid, const ProcessIdentityOptions& options) {
   auto files = ReadProcFiles(pid, options.proc_root);
   if (!files) return Fail(files.error());
@@ -196,6 +217,7 @@ Result<ProcessIdentity> IdentifyProcess(std::uint32_t pid, const ProcessIdentity
     auto stat = ParseStat(*files->stat, pid, files->dir + "/stat", options.proc_root);
     if (!stat) return Fail(stat.error());
     id.start_time_ticks = stat->start_time_ticks;
+    id.parent_pid = stat->parent_pid;
     id.comm = std::move(stat->comm);
   } else {
     id.problems.push_back(files->stat.error());

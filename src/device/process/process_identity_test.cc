@@ -95,6 +95,7 @@ TEST(ProcessIdentityTest, ReadsEveryPartOfAFakeProcess) {
   EXPECT_EQ(id.uid, 0u);
   EXPECT_EQ(id.user, PasswdName(0).value_or("0"));
   EXPECT_EQ(id.start_time_ticks, 987654u);
+  EXPECT_EQ(id.parent_pid, 4200u);
   ASSERT_TRUE(id.cgroup);
   EXPECT_EQ(id.cgroup->slurm_job_id, "123");
   EXPECT_EQ(id.cgroup->slurm_step, "0");
@@ -257,6 +258,30 @@ TEST(ProcessIdentityTest, CurrentProcessThroughTheRealProc) {
   EXPECT_TRUE(id.problems.empty());
   // The same process keeps its start time.
   EXPECT_EQ(Unwrap(IdentifyProcess(pid)).start_time_ticks, id.start_time_ticks);
+  EXPECT_EQ(id.parent_pid, static_cast<std::uint32_t>(::getppid()));
+}
+
+TEST(ProcessIdentityTest, ReadProcessStatReadsOnlyStat) {
+  TempDir root;
+  WriteProcess(root, kPid, "my (odd) cmd", 0, 987654, kSlurmCgroup);
+  MakeUnreadable(root, std::to_string(kPid) + "/status");
+  const ProcessStat stat = Unwrap(ReadProcessStat(kPid, Under(root)));
+  EXPECT_EQ(stat.pid, kPid);
+  EXPECT_EQ(stat.comm, "my (odd) cmd");
+  EXPECT_EQ(stat.parent_pid, 4200u);
+  EXPECT_EQ(stat.start_time_ticks, 987654u);
+  const auto gone = ReadProcessStat(kPid + 1, Under(root));
+  ASSERT_FALSE(gone);
+  EXPECT_EQ(gone.error().code(), ErrorCode::kNotFound);
+  EXPECT_THAT(gone.error().message(), HasSubstr(std::to_string(kPid + 1)));
+  root.Write(std::to_string(kPid) + "/stat", StatWithStart(kPid, "x", "soon"));
+  const auto garbage = ReadProcessStat(kPid, Under(root));
+  ASSERT_FALSE(garbage);
+  EXPECT_EQ(garbage.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_THAT(garbage.error().message(), HasSubstr("/stat"));
+  // The real /proc: this process's parent.
+  EXPECT_EQ(Unwrap(ReadProcessStat(static_cast<std::uint32_t>(::getpid()))).parent_pid,
+            static_cast<std::uint32_t>(::getppid()));
 }
 
 TEST(ProcessIdentityTest, ExitedChildIsReadableAsAZombieAndNotFoundOnceReaped) {
