@@ -71,7 +71,8 @@ std::vector<GpuFigures> Collect(const TopFrame& frame) {
       const auto& split = g.view->split;
       g.unattributed_w = Watts(split.unattributed_energy_mj, g.view->duration);
       for (const auto& p : split.processes) {
-        auto row = std::find_if(g.rows.begin(), g.rows.end(), [&](const ProcessRow& r) { return r.process == p.process; });
+        auto row = std::find_if(g.rows.begin(), g.rows.end(),
+                                [&](const ProcessRow& r) { return r.process == p.process; });
         if (row != g.rows.end()) {
           row->power_w = Watts(p.energy_mj, g.view->duration);
         } else {
@@ -80,7 +81,8 @@ std::vector<GpuFigures> Collect(const TopFrame& frame) {
       }
     }
     std::sort(g.rows.begin(), g.rows.end(), [](const ProcessRow& a, const ProcessRow& b) {
-      return std::make_tuple(-a.power_w, -a.energy_mj, a.process) < std::make_tuple(-b.power_w, -b.energy_mj, b.process);
+      return std::make_tuple(-a.power_w, -a.energy_mj, a.process) <
+             std::make_tuple(-b.power_w, -b.energy_mj, b.process);
     });
   }
   return gpus;

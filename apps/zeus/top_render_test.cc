@@ -191,8 +191,8 @@ TEST(TopRenderTest, GpuWithAnErrorShowsIt) {
 TEST(TopRenderTest, NoViewsYet) {
   TopFrame f;
   f.gpu_names = {"NVIDIA A40"};
-  EXPECT_THAT(RenderTopFrame(f, 0), ElementsAre("zeus top  elapsed 0.0 s  1 GPU", "GPU 0  NVIDIA A40  power n/a  energy 0.0 J",
-                                                "  (no processes)"));
+  EXPECT_THAT(RenderTopFrame(f, 0), ElementsAre("zeus top  elapsed 0.0 s  1 GPU",
+                                                "GPU 0  NVIDIA A40  power n/a  energy 0.0 J", "  (no processes)"));
   EXPECT_THAT(RenderTopFrame(TopFrame{}, 0), ElementsAre("zeus top  elapsed 0.0 s  0 GPUs"));
 }
 

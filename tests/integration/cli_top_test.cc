@@ -5,11 +5,15 @@
 // errors, and the live view in a real terminal (tmux: the test types keys
 // with send-keys and reads the screen with capture-pane).
 
+#include <pwd.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <optional>
 #include <regex>
 #include <sstream>
@@ -69,6 +73,32 @@ std::optional<std::string> FindProgram(const std::string& name) {
   return std::nullopt;
 }
 
+// The current user's name, as `zeus top --json` gives it.
+std::string UserName() {
+  const passwd* pw = ::getpwuid(::getuid());
+  return pw != nullptr ? pw->pw_name : std::to_string(::getuid());
+}
+// ... and in the text's USER column (10 wide).
+std::string UserColumn() { return UserName().substr(0, 10); }
+
+// The child of `parent` whose command name is `comm` (from /proc); nullopt if none.
+std::optional<pid_t> ChildNamed(pid_t parent, const std::string& comm) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    // /proc/PID/stat: "pid (comm) state ppid ..."; comm may hold spaces.
+    const std::string stat = Slurp(entry.path() / "stat");
+    const std::size_t open = stat.find('('), close = stat.rfind(')');
+    if (open == std::string::npos || close == std::string::npos || close + 4 > stat.size()) continue;
+    if (stat.substr(open + 1, close - open - 1) != comm) continue;
+    std::istringstream rest(stat.substr(close + 2));
+    std::string state;
+    pid_t ppid = 0;
+    if (rest >> state >> ppid && ppid == parent) return std::stoi(name);
+  }
+  return std::nullopt;
+}
+
 // Single-quoted for sh.
 std::string Quote(const std::string& s) {
   std::string out = "'";
@@ -78,12 +108,18 @@ std::string Quote(const std::string& s) {
 
 class TopTest : public ::testing::Test {
  protected:
+  // Two GPUs: an A40 at 200 W running a real process (a `sleep` child, so
+  // that /proc names it) at 50 % SM utilization, and an idle V100 at 250 W.
   void SetUp() override {
+    sleeper_ = std::make_unique<testing::BackgroundProcess>(std::vector<std::string>{"/bin/sleep", "100000"},
+                                                            tmp_.File("sleep.out"), tmp_.File("sleep.err"));
     json gpu = {{"architecture", "ampere"},  {"min_power_limit_w", 100}, {"max_power_limit_w", 300},
                 {"default_power_limit_w", 300}, {"energy_counter", true}};
     json a40 = gpu;
     a40["name"] = "NVIDIA A40";
     a40["power_w"] = 200.0;
+    a40["process_sample_period_ms"] = 100;
+    a40["processes"] = {{{"pid", sleeper_->pid()}, {"sm_util_percent", 50}}};
     json v100 = gpu;
     v100["name"] = "Tesla V100-SXM2-32GB";
     v100["architecture"] = "volta";
@@ -108,7 +144,10 @@ class TopTest : public ::testing::Test {
     return RunProcess(argv, env);
   }
 
+  std::string Pid() const { return std::to_string(sleeper_->pid()); }
+
   testing::TempDir tmp_;
+  std::unique_ptr<testing::BackgroundProcess> sleeper_;
   std::string scenario_;
 };
 
@@ -127,14 +166,24 @@ TEST_F(TopTest, PlainPrintsOneFramePerRefresh) {
     ASSERT_GE(lines.size(), 3u) << frame;
     EXPECT_THAT(lines[0], StartsWith("zeus top  elapsed "));
     EXPECT_THAT(lines[0], HasSubstr("  2 GPUs  refresh 0.2 s"));
-    EXPECT_THAT(frame, HasSubstr("GPU 0  NVIDIA A40  power 200.0 W  idle "));
-    EXPECT_THAT(frame, HasSubstr("GPU 1  Tesla V100-SXM2-32GB  power 250.0 W  idle "));
+    // (The emulator's power follows the process's utilization; its figure is not checked here.)
+    EXPECT_TRUE(std::regex_search(frame, std::regex("\nGPU 0  NVIDIA A40  power [0-9]+\\.[0-9] W  idle ")))
+        << frame;
+    EXPECT_TRUE(std::regex_search(frame, std::regex("\nGPU 1  Tesla V100-SXM2-32GB  power 250\\.0 W  idle ")))
+        << frame;
     std::optional<double> e = NumberAfter(frame.substr(frame.find("GPU 0")), "energy");
     ASSERT_TRUE(e) << frame;
     energy.push_back(*e);
   }
   EXPECT_GT(energy[0], 0.0);
   EXPECT_GT(energy[1], energy[0]);
+  // GPU 0's table lists the process (labels from /proc); GPU 1 has none.
+  const std::string& last = frames[1];
+  const std::string gpu0 = last.substr(last.find("GPU 0"), last.find("GPU 1") - last.find("GPU 0"));
+  EXPECT_THAT(gpu0, HasSubstr("    PID USER"));
+  const std::regex row("\\n +" + Pid() + " " + UserColumn() + " +sleep +\\S+ +[0-9.]+ +[0-9.]+\\n");
+  EXPECT_TRUE(std::regex_search(gpu0, row)) << gpu0;
+  EXPECT_THAT(last.substr(last.find("GPU 1")), HasSubstr("(no processes)"));
   EXPECT_GT(*NumberAfter(frames[1], "elapsed"), *NumberAfter(frames[0], "elapsed"));
 }
 
@@ -155,15 +204,23 @@ TEST_F(TopTest, JsonPrintsOneObjectPerLine) {
     const json& g0 = frame["gpus"][0];
     EXPECT_EQ(g0["index"], 0);
     EXPECT_EQ(g0["name"], "NVIDIA A40");
-    EXPECT_DOUBLE_EQ(g0["power_w"].get<double>(), 200.0);
+    EXPECT_GT(g0["power_w"].get<double>(), 0.0);
     EXPECT_GT(g0["interval_s"].get<double>(), 0.0);
     EXPECT_TRUE(g0["idle_source"].is_string());
     EXPECT_GE(g0["energy_j"].get<double>(), last_energy);
     last_energy = g0["energy_j"].get<double>();
     EXPECT_TRUE(g0["processes"].is_array());
     EXPECT_EQ(frame["gpus"][1]["name"], "Tesla V100-SXM2-32GB");
+    EXPECT_TRUE(frame["gpus"][1]["processes"].empty());
   }
   EXPECT_GT(last_energy, 0.0);
+  const json processes = json::parse(lines[2])["gpus"][0]["processes"];
+  ASSERT_EQ(processes.size(), 1u) << lines[2];
+  EXPECT_EQ(processes[0]["pid"], sleeper_->pid());
+  EXPECT_EQ(processes[0]["comm"], "sleep");
+  EXPECT_EQ(processes[0]["user"], UserName());
+  EXPECT_GE(processes[0]["power_w"].get<double>(), 0.0);
+  EXPECT_GE(processes[0]["energy_j"].get<double>(), 0.0);
 }
 
 TEST_F(TopTest, NoVisibleGpuIsAnError) {
@@ -195,7 +252,8 @@ TEST_F(TopTest, FlagsAreChecked) {
 
 // The live view in a real terminal: a private tmux server (its own socket,
 // no user configuration) runs `zeus top` in a 120x40 pane through sh, which
-// afterwards records zeus's exit status and the terminal's settings.
+// afterwards records zeus's exit status and the terminal's settings, then
+// waits for a line so that the pane's state after zeus can be read.
 class TopTmuxTest : public TopTest, public ::testing::WithParamInterface<const char*> {
  protected:
   void SetUp() override {
@@ -230,10 +288,11 @@ class TopTmuxTest : public TopTest, public ::testing::WithParamInterface<const c
 TEST_P(TopTmuxTest, RendersRefreshesAndQuitsRestoringTheTerminal) {
   const std::string rc_file = tmp_.File("rc");
   const std::string stty_file = tmp_.File("stty");
+  const std::string ready_file = tmp_.File("ready");
   const std::string command = "env -u CUDA_VISIBLE_DEVICES ZEUS_NVML_LIBRARY=" + Quote(ZEUS_TEST_EMULATOR_PATH) +
                               " ZEUS_EMULATOR_CONFIG=" + Quote(scenario_) + " " + Quote(ZEUS_TEST_CLI_PATH) +
                               " top --interval 0.2; echo \"exit=$?\" > " + Quote(rc_file) + "; stty -a > " +
-                              Quote(stty_file);
+                              Quote(stty_file) + "; : > " + Quote(ready_file) + "; read line";
   ProcessResult started = Tmux({"new-session", "-d", "-s", "top", "-x", "120", "-y", "40", command});
   ASSERT_EQ(started.exit_code, 0) << started.err;
   started_ = true;
@@ -245,8 +304,13 @@ TEST_P(TopTmuxTest, RendersRefreshesAndQuitsRestoringTheTerminal) {
     return screen.find("zeus top  elapsed") != std::string::npos && screen.find("GPU 1") != std::string::npos;
   })) << screen;
   EXPECT_THAT(screen, HasSubstr("(q quits)"));
-  EXPECT_THAT(screen, HasSubstr("GPU 0  NVIDIA A40  power 200.0 W"));
+  EXPECT_THAT(screen, HasSubstr("GPU 0  NVIDIA A40  power "));
   EXPECT_EQ(Format("#{alternate_on} #{cursor_flag}"), "1 0");
+  // The process on GPU 0 gets its row.
+  ASSERT_TRUE(WaitUntil([&] {
+    screen = Screen();
+    return std::regex_search(screen, std::regex("\\n +" + Pid() + " " + UserColumn() + " +sleep "));
+  })) << screen;
 
   // It refreshes in place: the elapsed time changes, the header stays on the first row.
   const std::optional<double> first = NumberAfter(screen, "elapsed");
@@ -259,23 +323,38 @@ TEST_P(TopTmuxTest, RendersRefreshesAndQuitsRestoringTheTerminal) {
   EXPECT_THAT(screen, StartsWith("zeus top  elapsed"));
   EXPECT_EQ(Split(screen, "zeus top  elapsed").size(), 2u) << "one header, redrawn in place:\n" << screen;
 
-  // It quits on the key, with exit status 0, and puts the terminal back.
-  ProcessResult sent = Tmux({"send-keys", "-t", "top", GetParam()});
-  ASSERT_EQ(sent.exit_code, 0) << sent.err;
-  ASSERT_TRUE(WaitUntil([&] { return Format("#{pane_dead}") == "1"; })) << Screen();
+  // It quits on the key (or the signal), with exit status 0, and puts the terminal back.
+  if (std::string(GetParam()) == "SIGTERM") {
+    const std::optional<pid_t> zeus = ChildNamed(std::stoi(Format("#{pane_pid}")), "zeus");
+    ASSERT_TRUE(zeus);
+    ASSERT_EQ(::kill(*zeus, SIGTERM), 0);
+  } else {
+    ProcessResult sent = Tmux({"send-keys", "-t", "top", GetParam()});
+    ASSERT_EQ(sent.exit_code, 0) << sent.err;
+  }
+  ASSERT_TRUE(WaitUntil([&] { return std::filesystem::exists(ready_file); })) << Screen();
   EXPECT_EQ(Slurp(rc_file), "exit=0\n");
-  EXPECT_EQ(Format("#{alternate_on} #{cursor_flag}"), "0 1");
+  // The shell waits in the pane (`read`): the screen is zeus's last word,
+  // read once tmux has taken in all of it. (A dead pane's flags are tmux's.)
+  std::string flags;
+  EXPECT_TRUE(WaitUntil([&] { return (flags = Format("#{alternate_on} #{cursor_flag}")) == "0 1"; }))
+      << "alternate screen, cursor visible: " << flags;
+  EXPECT_THAT(Screen(), Not(HasSubstr("zeus top")));
   const std::string stty = Slurp(stty_file);
   EXPECT_THAT(stty, HasSubstr(" icanon"));
   EXPECT_THAT(stty, Not(HasSubstr("-icanon")));
   EXPECT_THAT(stty, HasSubstr(" echo "));
   EXPECT_THAT(stty, HasSubstr("isig"));
   EXPECT_THAT(stty, Not(HasSubstr("-isig")));
+  // The keyboard is cooked again: a line reaches `read`, and the shell ends.
+  ASSERT_EQ(Tmux({"send-keys", "-t", "top", "done", "Enter"}).exit_code, 0);
+  EXPECT_TRUE(WaitUntil([&] { return Format("#{pane_dead}") == "1"; })) << Screen();
 }
 
-INSTANTIATE_TEST_SUITE_P(Keys, TopTmuxTest, ::testing::Values("q", "C-c"),
+INSTANTIATE_TEST_SUITE_P(Keys, TopTmuxTest, ::testing::Values("q", "C-c", "SIGTERM"),
                          [](const ::testing::TestParamInfo<const char*>& key) {
-                           return std::string(key.param) == "q" ? "Q" : "CtrlC";
+                           const std::string k = key.param;
+                           return k == "q" ? std::string("Q") : k == "C-c" ? std::string("CtrlC") : k;
                          });
 
 }  // namespace
