@@ -318,8 +318,9 @@ void RegisterTopCommand(CLI::App& app, int* exit_code) {
       "A process's share is a model (the GPU's active power split by the processes' SM utilization), not a\n"
       "measurement. 'unattributed' is active energy no process's utilization explains; 'other' is the share of\n"
       "processes past the tracked limit, and of ended processes.\n"
-      "On a terminal the view is redrawn in place; q or Ctrl-C quits. When stdout is not a terminal (or with\n"
-      "--plain) each refresh prints a frame followed by a blank line.\n"
+      "On a terminal the view is redrawn in place; q or Ctrl-C quits (as do SIGINT, SIGTERM and SIGHUP, exit\n"
+      "code 0), and the terminal is restored. When stdout is not a terminal (or with --plain) each refresh prints\n"
+      "a frame followed by a blank line.\n"
       "Exit codes: 0 ok, 2 bad flag, 4 no driver or no GPU visible; others as for every zeus command.");
   cmd->callback([flags, exit_code] { *exit_code = RunTop(*flags); });
 }
