@@ -15,6 +15,7 @@
 #include "apps/zeus/monitor_command.h"
 #include "apps/zeus/reproduce_command.h"
 #include "apps/zeus/simulate_command.h"
+#include "apps/zeus/top_command.h"
 #include "apps/zeus/what_if_command.h"
 #include "zeus/base/error.h"
 #include "zeus/base/version.h"
@@ -76,6 +77,7 @@ int main(int argc, char** argv) {
   RegisterMissingCommand(app, "exporter", "Serve Prometheus metrics of this host's devices", "EXPORTER", &exit_code);
 #endif
   zeus::cli::RegisterWhatIfCommand(app, &exit_code);
+  zeus::cli::RegisterTopCommand(app, &exit_code);
 
   zeus::cli::RejectFlagValues(app);
   try {
