@@ -37,6 +37,7 @@
 #include "apps/zeus/top_render.h"
 #include "zeus/base/clock.h"
 #include "zeus/device/discovery.h"
+#include "zeus/device/environment.h"
 #include "zeus/monitor/process_energy.h"
 
 namespace zeus::cli {
@@ -53,6 +54,7 @@ struct TopFlags {
   long long iterations = 0;  // 0: until q, Ctrl-C or a signal
   bool plain = false;
   bool json = false;
+  std::vector<std::string> idle_power;  // MODEL=WATTS
 };
 
 int Failure(const Error& e) {
@@ -257,9 +259,14 @@ Result<std::unique_ptr<device::GpuSet>> OpenTopGpus() {
 int RunTop(const TopFlags& flags) {
   auto signals = SignalWatch::Install();  // first: from here on no signal is lost or fatal
   if (!signals) return Failure(signals.error());
+  monitor::ProcessEnergyOptions options;
+  auto idle = ParseIdlePowerFlags(flags.idle_power);
+  if (!idle) return Failure(idle.error());
+  options.idle.idle_power_mw_by_model = std::move(*idle);
+  options.identity.proc_root = device::ChooseProcRoot();
   auto gpus = OpenTopGpus();
   if (!gpus) return Failure(gpus.error());
-  auto tracker = monitor::ProcessEnergyTracker::Create(**gpus);
+  auto tracker = monitor::ProcessEnergyTracker::Create(**gpus, std::move(options));
   if (!tracker) return Failure(tracker.error());
   std::vector<std::string> names;
   for (std::size_t i = 0; i < (*gpus)->size(); ++i) {
@@ -311,6 +318,12 @@ void RegisterTopCommand(CLI::App& app, int* exit_code) {
       ->transform(IntegerFlag<long long>(1, kMaxIterations));
   cmd->add_flag("--plain", flags->plain, "Print each refresh as plain text, even on a terminal");
   cmd->add_flag("--json", flags->json, "Print one JSON object per refresh, one per line");
+  cmd->add_option("--idle-power", flags->idle_power,
+                  "A GPU model's idle power, MODEL=WATTS (the model as `zeus info` shows it; repeatable). Default: "
+                  "the lowest power seen over the last ten minutes")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->footer(
       "Each GPU's power, idle power (and where that estimate comes from) and energy since zeus top started, and\n"
       "under it the processes running on it, highest current power first: PID, user, command, Slurm job or\n"
