@@ -22,9 +22,11 @@
 #include <vector>
 
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 
 #include "exporter/process_collector.h"
 #include "testing/fake_clock.h"
+#include "testing/proc_tree.h"
 #include "testing/process_scripted_gpu.h"
 #include "testing/temp_dir.h"
 
@@ -47,7 +49,7 @@ struct Node {
     std::vector<std::string> index, uuid;
     for (unsigned int g = 0; g < kGpus; ++g) {
       zeus::testing::FakeGpuConfig config;
-      config.uuid = "GPU-" + std::to_string(g);
+      config.uuid = fmt::format("GPU-{}", g);
       config.power_w = 300;
       auto gpu = std::make_unique<ProcessScriptedGpu>(config, clock, g);
       std::vector<ScriptedProcess> processes;
@@ -70,18 +72,13 @@ struct Node {
     collector->Sample();
   }
 
-  // A Slurm job per GPU pair's processes, as procfs writes the files.
+  // A Slurm job per ten processes, as procfs writes the files.
   void WriteProcess(std::uint32_t pid, std::uint32_t n) const {
-    const std::string dir = std::to_string(pid) + "/";
-    std::string stat = std::to_string(pid) + " (python3) S 1 " + std::to_string(pid) + " 1 0 -1 4194304";
-    for (int field = 10; field <= 21; ++field) stat += " 0";
-    stat += " " + std::to_string(5000 + pid);
-    for (int field = 23; field <= 52; ++field) stat += " 0";
-    proc.Write(dir + "stat", stat + "\n");
-    proc.Write(dir + "status", "Name:\tpython3\nUid:\t0\t0\t0\t0\n");
-    proc.Write(dir + "comm", "python3\n");
-    proc.Write(dir + "cgroup", "0::/system.slice/slurmstepd.scope/job_" + std::to_string(100 + n % 10) +
-                                   "/step_0/user/task_0\n");
+    zeus::testing::ProcTree(proc.path())
+        .Add({.pid = pid,
+              .comm = "python3",
+              .start_time_ticks = 5000u + pid,
+              .cgroup = fmt::format("0::/system.slice/slurmstepd.scope/job_{}/step_0/user/task_0\n", 100 + n % 10)});
   }
 
   void Tick() {

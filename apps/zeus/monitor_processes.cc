@@ -138,6 +138,10 @@ std::string ProcessTreeMeasurement::Text(const json& report) {
                         g["idle_energy_j"].get<double>(), g["idle_power_source"].get<std::string>(),
                         g["unattributed_energy_j"].get<double>());
     if (!g["error"].is_null()) text += fmt::format("    no per-process figures: {}\n", g["error"].get<std::string>());
+    if (g["idle_power_source"] == "trailing_minimum") {
+      text += "    (idle power is the lowest power seen during the run, a loaded power under a steady load: "
+              "--idle-power MODEL=WATTS sets it)\n";
+    }
     for (const json& p : g["processes"]) {
       text += fmt::format("    pid {:<8} {:<16} {:<10} {:>12.2f} J{}\n", p["pid"].get<std::uint32_t>(),
                           p["comm"].get<std::string>(), p["user"].get<std::string>(), p["energy_j"].get<double>(),
