@@ -13,6 +13,7 @@ using device::PowerLimitConstraints;
 #define ZEUS_FAKE_FAIL_IF_SET(method)                                \
   do {                                                               \
     MaybeHang(method);                                               \
+    RunBefore(method);                                               \
     if (auto failure = Failure(method)) return Fail(*failure);       \
   } while (0)
 
@@ -51,6 +52,15 @@ void FakeGpu::MaybeHang(const std::string& method) const {
   ++hung_calls_;
   released_.wait(lock, [this] { return hangs_released_; });
   --hung_calls_;
+}
+
+void FakeGpu::RunBefore(const std::string& method) const {
+  if (auto it = before_.find(method); it != before_.end()) it->second();
+}
+
+void FakeGpu::BeforeCall(const std::string& method, std::function<void()> action) {
+  std::lock_guard lock(mu_);
+  before_.insert_or_assign(method, std::move(action));
 }
 
 void FakeGpu::HangOn(const std::string& method) {

@@ -11,6 +11,7 @@
 #define ZEUS_TESTING_FAKE_GPU_H_
 
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <set>
 #include <mutex>
@@ -44,6 +45,10 @@ class FakeGpu final : public device::Gpu {
   // The next calls to `method` (e.g. "TotalEnergyMj") fail with `error`.
   void FailWith(const std::string& method, Error error);
   void ClearFailures();
+  // Every later call to `method` runs `action` first (with this GPU's lock
+  // held: it must not call this GPU), e.g. advancing a FakeClock to model a
+  // slow driver call.
+  void BeforeCall(const std::string& method, std::function<void()> action);
   // Calls to `method` block (a hung driver call; other calls to this GPU
   // then wait behind it, as on a real driver) until ReleaseHangs(). Once
   // released, hangs stay released.
@@ -101,6 +106,7 @@ class FakeGpu final : public device::Gpu {
  private:
   std::optional<Error> Failure(const std::string& method) const;  // requires mu_
   void MaybeHang(const std::string& method) const;
+  void RunBefore(const std::string& method) const;                 // requires mu_
   void Fold();                                                     // requires mu_
   double DrawW() const;                                            // requires mu_
 
@@ -114,6 +120,7 @@ class FakeGpu final : public device::Gpu {
   double energy_mj_ = 0.0;  // integral up to last_fold_
   std::chrono::nanoseconds last_fold_;
   std::map<std::string, Error> failures_;
+  std::map<std::string, std::function<void()>> before_;
   std::vector<std::uint32_t> limit_calls_;
   std::optional<std::vector<device::GpuProcess>> processes_;
   std::vector<device::GpuProcessUtilization> process_samples_;

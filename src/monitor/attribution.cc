@@ -77,11 +77,17 @@ std::vector<std::pair<ProcessKey, std::uint64_t>> SumWeights(std::span<const Pro
 
 Result<IntervalAttribution> AttributeInterval(std::int64_t measured_energy_mj, std::chrono::nanoseconds duration,
                                               std::uint32_t idle_power_mw,
-                                              std::span<const ProcessUtilizationSample> samples) {
+                                              std::span<const ProcessUtilizationSample> samples,
+                                              std::int64_t idle_carry_mj) {
   if (Status valid = ValidateInterval(measured_energy_mj, duration, samples); !valid) return Fail(valid.error());
+  if (idle_carry_mj < 0) {
+    return Fail(ErrorCode::kInvalidArgument, fmt::format("the idle carry must be >= 0 mJ (got {})", idle_carry_mj));
+  }
   IntervalAttribution out;
   out.measured_energy_mj = measured_energy_mj;
-  out.idle_energy_mj = std::min(measured_energy_mj, IdleEnergyMj(idle_power_mw, duration));
+  const std::int64_t allowance_mj = std::min(kMaxMj - idle_carry_mj, IdleEnergyMj(idle_power_mw, duration)) + idle_carry_mj;
+  out.idle_energy_mj = std::min(measured_energy_mj, allowance_mj);
+  out.idle_shortfall_mj = allowance_mj - out.idle_energy_mj;
   const std::int64_t active_mj = measured_energy_mj - out.idle_energy_mj;
 
   const std::vector<std::pair<ProcessKey, std::uint64_t>> weights = SumWeights(samples);

@@ -179,6 +179,37 @@ TEST(AttributeIntervalTest, BadInputsAreErrorsNamingTheProblem) {
   EXPECT_FALSE(AttributeInterval(10, seconds(1), 0, inf));
 }
 
+// A counter read a little early, then a little late: the second interval's
+// excess repays the first's shortfall and is idle, not activity.
+TEST(AttributeIntervalTest, AnIdleShortfallCarriedForwardAbsorbsTheNextExcess) {
+  const std::vector<ProcessUtilizationSample> none;
+  IntervalAttribution early = Unwrap(AttributeInterval(35'000, seconds(1), 40'000, none));
+  EXPECT_EQ(early.idle_energy_mj, 35'000);
+  EXPECT_EQ(early.idle_shortfall_mj, 5'000);
+  IntervalAttribution late = Unwrap(AttributeInterval(45'000, seconds(1), 40'000, none, early.idle_shortfall_mj));
+  EXPECT_EQ(late.idle_energy_mj, 45'000);
+  EXPECT_EQ(late.unattributed_energy_mj, 0);
+  EXPECT_EQ(late.idle_shortfall_mj, 0);
+  EXPECT_EQ(SumParts(late), 45'000);
+  // Without the carry the same reading is 5 J of activity.
+  EXPECT_EQ(Unwrap(AttributeInterval(45'000, seconds(1), 40'000, none)).unattributed_energy_mj, 5'000);
+  // A carry larger than the excess leaves the rest owed; processes get only
+  // what is above the allowance.
+  const std::vector<ProcessUtilizationSample> one = {Sample(7, 100)};
+  IntervalAttribution busy = Unwrap(AttributeInterval(50'000, seconds(1), 40'000, one, 4'000));
+  EXPECT_EQ(busy.idle_energy_mj, 44'000);
+  EXPECT_EQ(busy.processes.at(0).energy_mj, 6'000);
+  EXPECT_EQ(busy.idle_shortfall_mj, 0);
+  // A huge carry saturates instead of overflowing.
+  IntervalAttribution huge = Unwrap(AttributeInterval(10, seconds(1), 40'000, none, std::numeric_limits<std::int64_t>::max()));
+  EXPECT_EQ(huge.idle_energy_mj, 10);
+  EXPECT_EQ(SumParts(huge), 10);
+  auto negative = AttributeInterval(10, seconds(1), 0, none, -1);
+  ASSERT_FALSE(negative);
+  EXPECT_EQ(negative.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_THAT(negative.error().message(), HasSubstr("idle carry must be >= 0 mJ (got -1)"));
+}
+
 TEST(IdlePowerEstimatorTest, StartsAtZeroWithNoSample) {
   IdlePowerEstimator e = Unwrap(IdlePowerEstimator::Create("NVIDIA A100", {}));
   EXPECT_EQ(e.IdlePowerMw(), 0u);

@@ -36,6 +36,7 @@ struct GpuState {
   std::optional<std::uint64_t> last_counter_mj;
   std::optional<std::uint32_t> last_power_mw;
   double integrated_remainder_mj = 0.0;  // the fraction below 1 mJ carried to the next interval
+  std::int64_t idle_carry_mj = 0;        // idle energy owed by the last interval (attribution.h)
   // Per-process utilization.
   std::uint64_t last_sample_timestamp_us = 0;
   std::vector<ProcessUtilizationSample> carried;  // the newest interval's samples
@@ -79,7 +80,7 @@ struct ProcessEnergyTracker::Impl {
   std::map<ProcessKey, LabelEntry> labels;
 
   void SampleGpu(std::size_t index, std::chrono::nanoseconds now);
-  std::optional<std::int64_t> ReadEnergy(std::size_t index, GpuState& state, std::chrono::nanoseconds now,
+  std::optional<std::int64_t> ReadEnergy(std::size_t index, GpuState& state, std::chrono::nanoseconds& now,
                                          GpuIntervalView& view);
   std::vector<ProcessUtilizationSample> ReadProcesses(std::size_t index, GpuState& state,
                                                       std::chrono::nanoseconds now, GpuIntervalView& view);
@@ -91,7 +92,7 @@ struct ProcessEnergyTracker::Impl {
 // The energy of GPU `index` since the previous reading, in whole mJ; nullopt
 // for the baseline reading or a failed one (then `view.error` says why).
 std::optional<std::int64_t> ProcessEnergyTracker::Impl::ReadEnergy(std::size_t index, GpuState& state,
-                                                                   std::chrono::nanoseconds now,
+                                                                   std::chrono::nanoseconds& now,
                                                                    GpuIntervalView& view) {
   device::Gpu& gpu = gpus->gpu(index);
   auto power = gpu.PowerUsageMw();
@@ -101,6 +102,9 @@ std::optional<std::int64_t> ProcessEnergyTracker::Impl::ReadEnergy(std::size_t i
   }
   std::optional<std::int64_t> energy_mj;
   if (state.has_counter) {
+    // The interval's end is the counter read, not the tick: a slow call for
+    // another GPU or for power must not stretch or shrink this GPU's interval.
+    now = clock->Now();
     auto counter = gpu.TotalEnergyMj();
     if (!counter) {
       view.error = counter.error();
@@ -205,8 +209,9 @@ std::vector<ProcessUtilizationSample> ProcessEnergyTracker::Impl::ReadProcesses(
   return samples;
 }
 
-void ProcessEnergyTracker::Impl::SampleGpu(std::size_t index, std::chrono::nanoseconds now) {
+void ProcessEnergyTracker::Impl::SampleGpu(std::size_t index, std::chrono::nanoseconds tick) {
   GpuState& state = states[index];
+  std::chrono::nanoseconds now = tick;
   GpuIntervalView view;
   view.gpu_index = index;
   const std::optional<std::int64_t> energy_mj = ReadEnergy(index, state, now, view);
@@ -217,8 +222,10 @@ void ProcessEnergyTracker::Impl::SampleGpu(std::size_t index, std::chrono::nanos
   view.idle_source = state.idle->source();
   if (energy_mj && state.last_time) {
     view.duration = now - *state.last_time;
-    auto split = AttributeInterval(*energy_mj, view.duration, view.idle_power_mw, samples);
+    auto split = AttributeInterval(*energy_mj, view.duration, view.idle_power_mw, samples, state.idle_carry_mj);
     if (split) {
+      // At most one second of idle power carries over (attribution.h).
+      state.idle_carry_mj = std::min<std::int64_t>(split->idle_shortfall_mj, view.idle_power_mw);
       (void)ledger->Add(index, *split);
       view.split = std::move(*split);
     } else {

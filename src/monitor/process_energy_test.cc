@@ -225,6 +225,74 @@ TEST_F(ProcessEnergyTest, AFailedEnergyReadIsCountedInTheNextGoodInterval) {
   ExpectConserved(snapshot);
 }
 
+// A slow per-process call on one GPU delays the next GPU's counter read by
+// a varying time. That GPU's interval ends at its own read, so an idle GPU
+// still shows no activity.
+TEST_F(ProcessEnergyTest, ASlowCallForAnotherGpuIsNotReadAsActivity) {
+  FakeGpuConfig config;
+  auto* busy = new FakeGpu(config, clock_, 0);
+  config.power_w = kIdleMw / 1000.0;
+  auto* idle = new FakeGpu(config, clock_, 1);
+  std::vector<std::unique_ptr<device::Gpu>> gpus;
+  gpus.emplace_back(busy);
+  gpus.emplace_back(idle);
+  device::GpuSet set("fake", std::move(gpus));
+  busy->SetProcesses({{101, {}}});
+  const std::vector<std::chrono::milliseconds> delays = {0ms, 7ms, 1ms, 9ms, 0ms, 3ms};
+  std::size_t call = 0;
+  busy->BeforeCall("RunningProcesses", [&] { clock_.Advance(delays[call++ % delays.size()]); });
+  auto tracker = Unwrap(ProcessEnergyTracker::Create(set, Options()));
+  for (int i = 0; i < 12; ++i) {
+    tracker->Sample();
+    clock_.Advance(1s);
+  }
+  const auto snapshot = tracker->Snapshot();
+  EXPECT_GT(snapshot.gpus[1].measured_energy_mj, 0);
+  EXPECT_EQ(snapshot.gpus[1].idle_energy_mj, snapshot.gpus[1].measured_energy_mj);
+  EXPECT_EQ(snapshot.gpus[1].unattributed_energy_mj, 0);
+  ExpectConserved(snapshot);
+}
+
+// A counter read off the interval's end (early, then late) on an idle GPU:
+// the late read's excess repays the early read's shortfall.
+TEST_F(ProcessEnergyTest, ACounterReadLateAfterEarlyIsStillIdle) {
+  gpu_->SetPowerW(kIdleMw / 1000.0);
+  const std::vector<std::chrono::milliseconds> delays = {5ms, 0ms, 4ms, 0ms, 5ms, 1ms};
+  std::size_t call = 0;
+  gpu_->BeforeCall("TotalEnergyMj", [&] { clock_.Advance(delays[call++ % delays.size()]); });
+  auto tracker = Tracker(Options());
+  for (int i = 0; i < 12; ++i) {
+    tracker->Sample();
+    clock_.Advance(1s);
+  }
+  const auto snapshot = tracker->Snapshot();
+  EXPECT_EQ(snapshot.gpus[0].unattributed_energy_mj, 0);
+  EXPECT_EQ(snapshot.gpus[0].idle_energy_mj, snapshot.gpus[0].measured_energy_mj);
+  ExpectConserved(snapshot);
+}
+
+// Power below the operator's idle figure owes idle energy, but at most one
+// second of idle power is carried into the activity that follows.
+TEST_F(ProcessEnergyTest, TheIdleCarryIsBoundedToOneSecondOfIdlePower) {
+  gpu_->SetProcesses({{101, {}}});
+  gpu_->SetPowerW(30.0);  // 10 W under the 40 W idle figure, for 10 s
+  auto tracker = Tracker(Options());
+  tracker->Sample();
+  for (int i = 0; i < 10; ++i) {
+    clock_.Advance(1s);
+    tracker->Sample();
+  }
+  gpu_->SetPowerW(100.0);
+  clock_.Advance(1s);
+  gpu_->AddProcessSample(101, 100);
+  tracker->Sample();
+  const auto snapshot = tracker->Snapshot();
+  // 100 J measured; 40 J idle plus the 40 J carried; the process gets 20 J.
+  EXPECT_EQ(EnergyOf(snapshot, 0, 101), 20'000);
+  EXPECT_EQ(snapshot.gpus[0].idle_energy_mj, 10 * 30'000 + 80'000);
+  ExpectConserved(snapshot);
+}
+
 TEST_F(ProcessEnergyTest, WithoutACounterPowerIsIntegrated) {
   second_->SetProcesses({{101, {}}});
   auto tracker = Tracker(Options());

@@ -183,7 +183,13 @@ TEST_F(TopTest, PlainPrintsOneFramePerRefresh) {
   EXPECT_THAT(gpu0, HasSubstr("    PID USER"));
   const std::regex row("\\n +" + Pid() + " " + UserColumn() + " +sleep +\\S+ +[0-9.]+ +[0-9.]+\\n");
   EXPECT_TRUE(std::regex_search(gpu0, row)) << gpu0;
-  EXPECT_THAT(last.substr(last.find("GPU 1")), HasSubstr("(no processes)"));
+  // No process row on GPU 1. (It may show an `unattributed` row: the
+  // emulator's counter and the tracker's clock are read microseconds apart,
+  // so an idle interval can measure a few mJ over idle power x duration.)
+  const std::string gpu1 = last.substr(last.find("GPU 1"));
+  EXPECT_FALSE(std::regex_search(gpu1, std::regex("\\n +[0-9]+ "))) << gpu1;
+  EXPECT_TRUE(gpu1.find("(no processes)") != std::string::npos || gpu1.find("unattributed") != std::string::npos)
+      << gpu1;
   EXPECT_GT(*NumberAfter(frames[1], "elapsed"), *NumberAfter(frames[0], "elapsed"));
 }
 

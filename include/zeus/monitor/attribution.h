@@ -110,6 +110,11 @@ struct IntervalAttribution {
   std::int64_t idle_energy_mj = 0;
   // The active part when no process had nonzero utilization (else 0).
   std::int64_t unattributed_energy_mj = 0;
+  // The idle energy the interval was allowed (idle power x duration plus the
+  // carry passed in) but did not measure: allowance - idle_energy_mj, >= 0.
+  // A caller that passes it (bounded) as the next interval's carry keeps a
+  // counter that advances in steps from reading as activity (see below).
+  std::int64_t idle_shortfall_mj = 0;
   // Every distinct process of the samples, in ProcessKey order, with its
   // share (0 for a process whose utilization was 0: it was seen, it did not
   // compute).
@@ -120,15 +125,26 @@ struct IntervalAttribution {
 // `duration`, into idle, the processes' shares and unattributed, by the rule
 // at the top of this file. `idle_power_mw` is the GPU's idle power estimate
 // (IdlePowerEstimator::IdlePowerMw()); idle energy is idle_power_mw x
-// duration rounded down to a millijoule, and never more than measured.
+// duration rounded down to a millijoule, plus `idle_carry_mj`, and never
+// more than measured.
+//
+// Why a carry: a real energy counter advances in steps (the driver updates
+// it every few to hundreds of ms), and the caller's clock and the counter
+// read are never at one instant. An interval then measures a little less or
+// a little more than the GPU drew in it. Without a carry the shortfall of
+// one interval is lost to idle and the excess of the next is read as
+// activity, so an idle GPU shows a steady active power. Passing the previous
+// interval's idle_shortfall_mj (the tracker bounds it to one second of idle
+// power) makes the excess that follows a shortfall idle again.
 // Samples may name a process several times (several driver samples); its
 // utilizations are summed. No samples: the active part is unattributed.
 // Errors (kInvalidArgument, naming the value): negative measured energy,
-// negative duration, a utilization that is not a finite number between 0
+// negative duration, a negative carry, a utilization that is not a finite number between 0
 // and 100.
 Result<IntervalAttribution> AttributeInterval(std::int64_t measured_energy_mj, std::chrono::nanoseconds duration,
                                               std::uint32_t idle_power_mw,
-                                              std::span<const ProcessUtilizationSample> samples);
+                                              std::span<const ProcessUtilizationSample> samples,
+                                              std::int64_t idle_carry_mj = 0);
 
 // Where an IdlePowerEstimator's figure comes from.
 enum class IdlePowerSource : std::uint8_t {
