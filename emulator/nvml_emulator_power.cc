@@ -74,7 +74,10 @@ nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned l
                 spec.counter_reset_ns && update_ns >= *spec.counter_reset_ns ? *spec.counter_reset_ns : 0;
             energy.AddPower(zeus::emulator::ModuleExtraMw(spec), update_ns - start_ns);
           }
-          *energy_mj = energy.mj;
+          *energy_mj = spec.energy_counter_rate == 1.0
+                           ? energy.mj
+                           : static_cast<unsigned long long>(static_cast<long double>(energy.mj) *
+                                                             static_cast<long double>(spec.energy_counter_rate));
           return NVML_SUCCESS;
         });
       });

@@ -116,6 +116,10 @@ struct GpuSpec {
   // The energy counter advances only at instants k x this period (0: it
   // moves continuously). Default: DefaultCounterUpdatePeriodNs.
   std::int64_t counter_update_period_ns = 0;  // >= 0
+  // The counter reads the true energy x this: a driver fault, a counter at a
+  // wrong rate or in wrong units (1000: µJ read as mJ), or 0: a counter that
+  // never advances. Scenario key "energy_counter_rate", 0 to 1e6.
+  double energy_counter_rate = 1.0;
   // After a limit change, the drawn power's cap moves from the old limit to
   // the new one over this time (0: at once). See RecordLimitRamp.
   std::int64_t power_settle_ns = 0;  // >= 0

@@ -421,6 +421,7 @@ GpuSpec ReadGpu(const Json& value, std::size_t index, const GpuDefaults& default
                          "unsupported",
                          "counter_reset_at_s",
                          "idle_power_w",
+                         "energy_counter_rate",
                          "thermal",
                          "processes",
                          "process_sample_period_ms"});
@@ -447,6 +448,9 @@ GpuSpec ReadGpu(const Json& value, std::size_t index, const GpuDefaults& default
   gpu.power.set_idle_mw(static_cast<std::uint32_t>(std::llround(kDefaultIdlePowerW * 1000.0)));
   if (const Json* idle = in.Find("idle_power_w")) {
     gpu.power.set_idle_mw(ReadMilliwatts(*idle, in.PathOf("idle_power_w"), /*positive=*/false));
+  }
+  if (const Json* rate = in.Find("energy_counter_rate")) {
+    gpu.energy_counter_rate = ReadNumberIn(*rate, in.PathOf("energy_counter_rate"), 0.0, kMaxEnergyCounterRate, "");
   }
   if (const Json* thermal = in.Find("thermal")) {
     if (in.Find("temperature_c") != nullptr) {

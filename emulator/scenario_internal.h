@@ -42,6 +42,7 @@ inline constexpr double kMaxSettleMs = 60'000.0;
 inline constexpr double kMaxLatencyMs = 600'000.0;
 inline constexpr double kMaxTimeS = 1e9;
 inline constexpr double kMaxTimeScale = 1e6;
+inline constexpr double kMaxEnergyCounterRate = 1e6;
 inline constexpr std::int64_t kMaxClockMhz = 100'000;
 inline constexpr std::int64_t kMaxTemperatureC = 1'000;
 // NVML's buffer sizes include the terminating NUL.

@@ -146,7 +146,7 @@ Result<std::uint64_t> FakeGpu::TotalEnergyMj() {
   ZEUS_FAKE_FAIL_IF_SET("TotalEnergyMj");
   if (!config_.energy_counter) return Fail(ErrorCode::kNotSupported, "fake GPU has no energy counter");
   Fold();
-  return static_cast<std::uint64_t>(std::llround(energy_mj_));
+  return static_cast<std::uint64_t>(std::llround(energy_mj_ * config_.energy_counter_rate));
 }
 
 void FakeGpu::SetProcesses(std::vector<device::GpuProcess> processes) {

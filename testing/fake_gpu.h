@@ -33,6 +33,7 @@ struct FakeGpuConfig {
   std::uint32_t max_power_limit_mw = 250'000;
   std::uint32_t default_power_limit_mw = 250'000;
   double power_w = 100.0;  // demand; the draw is min(demand, limit)
+  double energy_counter_rate = 1.0;  // the counter reads the true energy x this (a faulty driver)
   device::PowerScope power_scope = device::PowerScope::kGpu;  // what PowerReadingScope() answers
 };
 

@@ -57,7 +57,12 @@ int RunExporter(const ExporterFlags& flags) {
   // No NVIDIA driver is not an error: the CPUs are still exported.
   const device::NvmlLibraryChoice library = device::ChooseNvmlLibrary();
   std::unique_ptr<device::GpuSet> gpus;
-  if (auto opened = device::OpenGpus()) {
+  // Not the counter check: its calls run on this thread, outside the
+  // per-GPU workers that give a hung driver call a deadline, so one hung GPU
+  // would keep the exporter from starting.
+  device::GpuOptions gpu_options;
+  gpu_options.check_energy_counters = false;
+  if (auto opened = device::OpenGpus(gpu_options)) {
     gpus = std::move(*opened);
   } else if (!device::MayContinueWithoutGpus(opened.error(), library)) {
     return Failed(opened.error());

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "zeus/base/version.h"
+#include "zeus/device/counter_check.h"
 #include "zeus/device/discovery.h"
 #include "zeus/device/environment.h"
 #include "zeus/device/privileges.h"
@@ -208,6 +209,10 @@ void PrintText(const json& info) {
       fmt::print("    Power now        {}{}\n", Fmt(g["power_w"], " W"), PowerScopeNote(g["power_scope"]));
       fmt::print("    Energy counter   {}\n",
                  g["energy_counter"].get<bool>() ? "yes" : "no (pre-Volta: energy is integrated from power samples)");
+      const json& check = g["energy_counter_check"];
+      if (check.is_object()) {
+        fmt::print("    Counter check    {}: {}\n", check["verdict"].get<std::string>(), check["detail"].get<std::string>());
+      }
       fmt::print("    Persistence mode {}   Temperature {}   MIG {}\n", Fmt(g["persistence_mode"]),
                  Fmt(g["temperature_c"], " C"), Fmt(g["mig"]));
     }
@@ -253,7 +258,36 @@ void PrintText(const json& info) {
   for (const json& p : info["problems"]) fmt::print(stderr, "warning: {}\n", p.get<std::string>());
 }
 
-int RunInfo(bool as_json) {
+json CheckToJson(const device::EnergyCounterCheck& check) {
+  json j;
+  j["verdict"] = std::string(device::CounterVerdictName(check.verdict));
+  const bool compared = check.verdict == device::CounterVerdict::kAgrees ||
+                        check.verdict == device::CounterVerdict::kDisagrees;
+  j["ratio"] = compared && check.ratio > 0 ? json(check.ratio) : json(nullptr);
+  j["counter_energy_j"] = compared && check.duration_s > 0 ? json(check.counter_energy_mj / 1000.0) : json(nullptr);
+  j["integrated_energy_j"] = compared && check.duration_s > 0 ? json(check.integrated_energy_mj / 1000.0) : json(nullptr);
+  j["duration_s"] = check.duration_s > 0 ? json(check.duration_s) : json(nullptr);
+  j["power_source"] = check.power_source.empty() ? json(nullptr) : json(check.power_source);
+  j["detail"] = check.detail;
+  return j;
+}
+
+// Trust, but check: each GPU's energy counter against its integrated power
+// (zeus/device/counter_check.h), one window for all GPUs.
+void CheckCounters(const device::GpuSet& gpus, json& gpu_infos, std::vector<std::string>& problems) {
+  const std::vector<device::EnergyCounterCheck> checks = device::CheckEnergyCounters(gpus);
+  for (std::size_t i = 0; i < checks.size(); ++i) {
+    gpu_infos[i]["energy_counter_check"] = CheckToJson(checks[i]);
+    if (checks[i].verdict == device::CounterVerdict::kDisagrees) {
+      problems.push_back(fmt::format("GPU {}'s energy counter disagrees with its power: {}. Zeus measures this GPU "
+                                     "by integrating its power instead (unless {}=0); other tools that read the "
+                                     "counter are off by that factor",
+                                     i, checks[i].detail, device::kEnergyCounterCheckVariable));
+    }
+  }
+}
+
+int RunInfo(bool as_json, bool check_counters) {
   json info;
   info["version"] = std::string(Version());
   std::vector<std::string> problems;
@@ -262,6 +296,7 @@ int RunInfo(bool as_json) {
   const device::NvmlLibraryChoice library = device::ChooseNvmlLibrary();
   device::GpuOptions gpu_options;
   gpu_options.allow_mig = true;  // list MIG-mode GPUs rather than refuse them
+  gpu_options.check_energy_counters = false;  // checked below, to be shown
   auto gpus = device::OpenGpus(gpu_options);
   json driver;
   info["gpus"] = json::array();
@@ -282,7 +317,9 @@ int RunInfo(bool as_json) {
     driver["nvml_library"] = library.path;
     for (std::size_t i = 0; i < (*gpus)->size(); ++i) {
       info["gpus"].push_back(CollectGpu((*gpus)->gpu(i), i, problems));
+      info["gpus"][i]["energy_counter_check"] = nullptr;
     }
+    if (check_counters) CheckCounters(**gpus, info["gpus"], problems);
   }
   info["driver"] = driver;
 
@@ -311,11 +348,17 @@ void RegisterInfoCommand(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("info", "List the GPUs and CPUs this machine can measure and control");
   auto as_json = std::make_shared<bool>(false);
   cmd->add_flag("--json", *as_json, "Print one JSON object instead of text");
+  auto no_check = std::make_shared<bool>(false);
+  cmd->add_flag("--no-counter-check", *no_check,
+                "Skip comparing each GPU's energy counter with its integrated power (saves about 0.4 s)");
   cmd->footer(
       "Shows the NVIDIA driver, each visible GPU (name, UUID, architecture, power limits, whether it has an\n"
       "energy counter), the RAPL CPU packages and whether DRAM is measured, and what the current user may change.\n"
+      "Each energy counter is checked against the GPU's power integrated over the same 0.25 s: it agrees within\n"
+      "1.25x, disagrees (a counter at a wrong rate or in wrong units, or one that never advances; a warning),\n"
+      "or the check is inconclusive (an idle GPU drawing under 1 W, a failed read).\n"
       "With no NVIDIA driver it says so and still lists the CPUs (exit code 0).");
-  cmd->callback([as_json, exit_code] { *exit_code = RunInfo(*as_json); });
+  cmd->callback([as_json, no_check, exit_code] { *exit_code = RunInfo(*as_json, !*no_check); });
 }
 
 }  // namespace zeus::cli

@@ -172,6 +172,10 @@ Result<std::unique_ptr<device::GpuSet>> OpenDaemonGpus(const ServeFlags& flags,
   const device::NvmlLibraryChoice library = device::ChooseNvmlLibrary(flags.nvml_library);
   gpu_options.nvml_library = library.path;
   gpu_options.cuda_visible_devices = std::nullopt;  // unset above: every GPU
+  // Not the counter check: its calls run on this thread, outside the
+  // per-GPU workers that give a hung driver call a deadline, so one hung GPU
+  // would keep the daemon from starting.
+  gpu_options.check_energy_counters = false;
   auto opened = device::OpenGpus(gpu_options);
   if (opened) return std::move(*opened);
   if (device::MayContinueWithoutGpus(opened.error(), library)) {

@@ -329,11 +329,7 @@ def test_a_window_across_an_hour_boundary_uses_each_hours_intensity(emulator) ->
     from zeus.monitor._hourly import HourlyWindows, hour_floor
     from zeus.monitor.carbon import CarbonEmissionMonitor, CarbonIntensityProvider
 
-    real_now = datetime.now(timezone.utc)
-    offset = hour_floor(real_now) + timedelta(hours=1) - timedelta(seconds=0.3) - real_now
-    fake_now = lambda: datetime.now(timezone.utc) + offset  # noqa: E731
-    first_hour = hour_floor(fake_now())
-    intensities = {first_hour: 100.0, first_hour + timedelta(hours=1): 500.0}
+    intensities: dict = {}
 
     class TwoHours(CarbonIntensityProvider):
         def get_current_carbon_intensity(self) -> float:
@@ -345,7 +341,14 @@ def test_a_window_across_an_hour_boundary_uses_each_hours_intensity(emulator) ->
         update_period = timedelta(hours=1)
         history_length = 24
 
+    # The monitor first (opening the GPUs checks their counters, which takes a moment), then the clock's shift,
+    # so that the hour still starts 0.3 s into the window.
     monitor = CarbonEmissionMonitor(TwoHours())
+    real_now = datetime.now(timezone.utc)
+    offset = hour_floor(real_now) + timedelta(hours=1) - timedelta(seconds=0.3) - real_now
+    fake_now = lambda: datetime.now(timezone.utc) + offset  # noqa: E731
+    first_hour = hour_floor(fake_now())
+    intensities.update({first_hour: 100.0, first_hour + timedelta(hours=1): 500.0})
     monitor._hourly = HourlyWindows(monitor.zeus_monitor, on_hour=monitor._flush_old_hours, now=fake_now)
     monitor.begin_window("w")
     while fake_now() < first_hour + timedelta(hours=1, seconds=0.5):

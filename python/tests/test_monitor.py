@@ -249,3 +249,21 @@ def test_gil_is_released_while_a_gpu_read_hangs(emulator) -> None:
     faulthandler.cancel_dump_traceback_later()
     assert done.is_set()
     monitor.end_window("b", sync_execution=False)
+
+
+def test_a_wrong_rate_counter_is_caught_when_the_gpus_open(emulator, caplog: pytest.LogCaptureFixture) -> None:
+    """Trust, but check: a counter at twice the rate is distrusted at open, with one warning on the
+    ``zeus.device`` logger, and the window integrates power instead (constant power: exact)."""
+    import logging
+
+    caplog.set_level(logging.WARNING, logger="zeus")
+    emulator([a40_busy(energy_counter_rate=2.0)], clock="wall", time_scale=20)
+    monitor = ZeusMonitor(gpu_indices=[0])
+    monitor.begin_window("w")
+    time.sleep(0.1)
+    m = monitor.end_window("w")
+    assert m.time > 0
+    assert m.gpu_energy[0] == pytest.approx(236.0 * m.time, rel=0.01)
+    warned = [r for r in caplog.records if r.name == "zeus.device"]
+    assert len(warned) == 1
+    assert "GPU 0: the energy counter disagrees with the GPU's power" in warned[0].getMessage()

@@ -10,6 +10,8 @@
 #include "device/nvml/nvml_library.h"
 #include "device/nvml/visible_devices.h"
 #include "device/rapl/rapl_cpu.h"
+#include "zeus/base/log.h"
+#include "zeus/device/counter_check.h"
 #include "zeus/device/environment.h"
 
 namespace zeus::device {
@@ -48,6 +50,8 @@ Result<std::unique_ptr<GpuSet>> OpenGpus(const GpuOptions& options) {
   using nvml::NvmlLibrary;
   using nvml::NvmlOperation;
 
+  const Result<bool> check_counters = ChooseEnergyCounterCheck(options.check_energy_counters);
+  if (!check_counters) return Fail(check_counters.error());
   auto library = NvmlLibrary::Load(options.nvml_library);
   if (!library) return Fail(library.error());
   const nvml::NvmlApi& api = (*library)->api();
@@ -79,6 +83,7 @@ Result<std::unique_ptr<GpuSet>> OpenGpus(const GpuOptions& options) {
   }
 
   std::vector<std::unique_ptr<Gpu>> gpus;
+  std::vector<nvml::NvmlGpu*> nvml_gpus;
   for (std::size_t i = 0; i < visible->size(); ++i) {
     const unsigned int nvml_index = (*visible)[i];
     auto gpu = std::make_unique<nvml::NvmlGpu>(*library, handles[nvml_index], nvml_index,
@@ -93,6 +98,7 @@ Result<std::unique_ptr<GpuSet>> OpenGpus(const GpuOptions& options) {
                                 i, uuids[nvml_index]));
       }
     }
+    nvml_gpus.push_back(gpu.get());
     gpus.push_back(std::move(gpu));
   }
   // The clock shares the library's lifetime (an aliasing shared_ptr).
@@ -100,7 +106,20 @@ Result<std::unique_ptr<GpuSet>> OpenGpus(const GpuOptions& options) {
   if (const Clock* clock = (*library)->emulator_clock(); clock != nullptr) {
     driver_clock = std::shared_ptr<const Clock>(*library, clock);
   }
-  return std::make_unique<GpuSet>(std::move(driver_version), std::move(gpus), std::move(driver_clock));
+  auto set = std::make_unique<GpuSet>(std::move(driver_version), std::move(gpus), std::move(driver_clock));
+  if (*check_counters) {
+    const std::vector<EnergyCounterCheck> checks = CheckEnergyCounters(*set);
+    for (std::size_t i = 0; i < checks.size(); ++i) {
+      if (checks[i].verdict != CounterVerdict::kDisagrees) continue;
+      nvml_gpus[i]->DistrustEnergyCounter(
+          fmt::format("at start it disagreed with the GPU's power ({}), so energy is integrated from power instead",
+                      checks[i].detail));
+      LogWarning("device", fmt::format("GPU {}: the energy counter disagrees with the GPU's power ({}); measuring "
+                                       "integrated power instead. zeus info shows the check; {}=0 turns it off",
+                                       i, checks[i].detail, kEnergyCounterCheckVariable));
+    }
+  }
+  return set;
 }
 
 Result<std::unique_ptr<CpuSet>> OpenCpus(const CpuOptions& options) {

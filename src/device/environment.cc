@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 
+#include <fmt/format.h>
+
 namespace zeus::device {
 namespace {
 
@@ -39,6 +41,22 @@ std::string ChooseSocRoot(const std::optional<std::string>& configured) {
 std::string ChooseProcRoot(const std::optional<std::string>& configured) {
   if (configured && !configured->empty()) return *configured;
   return NonEmptyVariable(kProcRootVariable).value_or(kDefaultProcRoot);
+}
+
+Result<bool> ChooseEnergyCounterCheck(std::optional<bool> configured) {
+  if (configured) return *configured;
+  const std::optional<std::string> value = NonEmptyVariable(kEnergyCounterCheckVariable);
+  if (!value) return true;
+  for (const char* on : {"1", "true", "on", "yes"}) {
+    if (*value == on) return true;
+  }
+  for (const char* off : {"0", "false", "off", "no"}) {
+    if (*value == off) return false;
+  }
+  return Fail(ErrorCode::kInvalidArgument,
+              fmt::format("{}='{}' is not a switch: set it to 1 to check each GPU's energy counter against its power "
+                          "when the GPUs are opened (the default), or 0 to trust the counters unchecked",
+                          kEnergyCounterCheckVariable, *value));
 }
 
 std::optional<std::string> ChooseCudaVisibleDevices(const std::optional<std::string>& configured) {

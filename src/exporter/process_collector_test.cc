@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "testing/fake_clock.h"
+#include "testing/proc_tree.h"
 #include "testing/process_scripted_gpu.h"
 #include "testing/result.h"
 #include "testing/temp_dir.h"
@@ -39,23 +40,6 @@ constexpr std::uint32_t kPodPid = 5151;
 constexpr char kSlurmCgroup[] = "0::/system.slice/slurmstepd.scope/job_123/step_0/user/task_0\n";
 constexpr char kPodUid[] = "0f1e2d3c-4b5a-4978-8796-a5b4c3d2e1f0";
 constexpr char kContainer[] = "3b5c2e6f9a1d4c8b7e0f2a4d6c8e1b3f5a7c9e2d4b6f8a1c3e5d7b9f2a4c6e8d";
-
-// <root>/<pid>/{stat,status,comm,cgroup} as procfs writes them (proc(5)):
-// stat's 22nd field is the start time in clock ticks; status's "Uid:" line
-// holds the real, effective, saved and file-system user IDs.
-void WriteProcess(const TempDir& root, std::uint32_t pid, const std::string& comm, std::uint32_t uid,
-                  std::uint64_t start_ticks, const std::string& cgroup) {
-  const std::string dir = std::to_string(pid) + "/";
-  std::string stat = std::to_string(pid) + " (" + comm + ") S 1 " + std::to_string(pid) + " 1 0 -1 4194304";
-  for (int field = 10; field <= 21; ++field) stat += " 0";
-  stat += " " + std::to_string(start_ticks);
-  for (int field = 23; field <= 52; ++field) stat += " 0";
-  root.Write(dir + "stat", stat + "\n");
-  root.Write(dir + "status", "Name:\t" + comm + "\nPid:\t" + std::to_string(pid) + "\nUid:\t" +
-                                 std::to_string(uid) + "\t" + std::to_string(uid) + "\t0\t0\n");
-  root.Write(dir + "comm", comm + "\n");
-  root.Write(dir + "cgroup", cgroup);
-}
 
 std::string PodCgroup() {
   std::string uid = kPodUid;
@@ -136,8 +120,9 @@ class ProcessCollectorTest : public ::testing::Test {
       list.push_back(std::move(gpu));
     }
     gpus_ = std::make_unique<device::GpuSet>("1.0", std::move(list));
-    WriteProcess(proc_, kSlurmPid, "python3", 0, 777, kSlurmCgroup);
-    WriteProcess(proc_, kPodPid, "trainer", 4000000, 888, PodCgroup());
+    const testing::ProcTree tree(proc_.path());
+    tree.Add({.pid = kSlurmPid, .comm = "python3", .uid = 0, .start_time_ticks = 777, .cgroup = kSlurmCgroup});
+    tree.Add({.pid = kPodPid, .comm = "trainer", .uid = 4000000, .start_time_ticks = 888, .cgroup = PodCgroup()});
     options_.idle.idle_power_mw_by_model["Fake V100"] = 40'000;  // 60 W of the 100 W is active
     options_.identity.proc_root = proc_.path();
     options_.clock = &clock_;

@@ -76,6 +76,51 @@ TEST_F(InfoTest, JsonListsFourGpusAsConfigured) {
   EXPECT_TRUE(info["driver"]["available"].get<bool>());
 }
 
+// Trust, but check: each counter against the GPU's integrated power.
+TEST_F(InfoTest, EnergyCounterCheckJudgesEachGpu) {
+  json twice = Gpu("NVIDIA A100-SXM4-40GB", "ampere", 100, 400, true);
+  twice["energy_counter_rate"] = 2.0;
+  json stuck = Gpu("NVIDIA A100-SXM4-40GB", "ampere", 100, 400, true);
+  stuck["energy_counter_rate"] = 0.0;
+  const std::string scenario =
+      WriteScenario({{"time_scale", 10},
+                     {"gpus", {Gpu("Tesla V100-SXM2-32GB", "volta", 100, 300, true), twice, stuck,
+                               Gpu("Tesla P100-PCIE-16GB", "pascal", 125, 250, false)}}});
+  ProcessResult r = Info({"--json"}, scenario);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json info = json::parse(r.out);
+  ASSERT_EQ(info["gpus"].size(), 4u);
+  const json& ok = info["gpus"][0]["energy_counter_check"];
+  EXPECT_EQ(ok["verdict"], "agrees") << ok.dump();
+  EXPECT_NEAR(ok["ratio"].get<double>(), 1.0, 0.1) << ok.dump();
+  EXPECT_EQ(ok["power_source"], "instant");
+  EXPECT_GT(ok["duration_s"].get<double>(), 0.2);
+  const json& wrong = info["gpus"][1]["energy_counter_check"];
+  EXPECT_EQ(wrong["verdict"], "disagrees") << wrong.dump();
+  EXPECT_NEAR(wrong["ratio"].get<double>(), 2.0, 0.2) << wrong.dump();
+  EXPECT_NEAR(wrong["counter_energy_j"].get<double>(), 2.0 * wrong["integrated_energy_j"].get<double>(),
+              0.2 * wrong["integrated_energy_j"].get<double>());
+  EXPECT_EQ(info["gpus"][2]["energy_counter_check"]["verdict"], "disagrees");
+  EXPECT_THAT(info["gpus"][2]["energy_counter_check"]["detail"].get<std::string>(), HasSubstr("did not advance"));
+  EXPECT_EQ(info["gpus"][3]["energy_counter_check"]["verdict"], "no_counter");
+  // The two disagreeing GPUs are problems (also warnings in the text form).
+  std::string problems = info["problems"].dump();
+  EXPECT_THAT(problems, HasSubstr("GPU 1's energy counter disagrees with its power"));
+  EXPECT_THAT(problems, HasSubstr("GPU 2's energy counter disagrees"));
+  EXPECT_THAT(problems, Not(HasSubstr("GPU 0's")));
+
+  ProcessResult text = Info({}, scenario);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("    Counter check    agrees: the counter measured "));
+  EXPECT_THAT(text.out, HasSubstr("    Counter check    disagrees: "));
+  EXPECT_THAT(text.err, HasSubstr("warning: GPU 1's energy counter disagrees with its power"));
+  EXPECT_THAT(text.err, HasSubstr("Zeus measures this GPU by integrating its power instead"));
+
+  ProcessResult skipped = Info({"--json", "--no-counter-check"}, scenario);
+  ASSERT_EQ(skipped.exit_code, 0) << skipped.err;
+  EXPECT_TRUE(json::parse(skipped.out)["gpus"][1]["energy_counter_check"].is_null());
+}
+
 // A superchip (GH200: GPU 600 W, CPU and its memory 120 W): the GPU-scope
 // reading where the driver offers it; the module's, said as such and warned
 // about once, where it does not; a plain GPU without power fields is unscoped.

@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "testing/proc_tree.h"
 #include "testing/prometheus_servers.h"
 #include "testing/subprocess.h"
 #include "testing/temp_dir.h"
@@ -35,20 +36,6 @@ using json = nlohmann::json;
 
 constexpr char kPodUid[] = "0f1e2d3c-4b5a-4978-8796-a5b4c3d2e1f0";
 constexpr char kContainer[] = "3b5c2e6f9a1d4c8b7e0f2a4d6c8e1b3f5a7c9e2d4b6f8a1c3e5d7b9f2a4c6e8d";
-
-// <root>/<pid>/{stat,status,comm,cgroup} as procfs writes them (proc(5)).
-void WriteProcess(const testing::TempDir& root, std::uint32_t pid, const std::string& comm,
-                  const std::string& cgroup) {
-  const std::string dir = "proc/" + std::to_string(pid) + "/";
-  std::string stat = std::to_string(pid) + " (" + comm + ") S 1 " + std::to_string(pid) + " 1 0 -1 4194304";
-  for (int field = 10; field <= 21; ++field) stat += " 0";
-  stat += " " + std::to_string(1000 + pid);
-  for (int field = 23; field <= 52; ++field) stat += " 0";
-  root.Write(dir + "stat", stat + "\n");
-  root.Write(dir + "status", "Name:\t" + comm + "\nUid:\t0\t0\t0\t0\n");
-  root.Write(dir + "comm", comm + "\n");
-  root.Write(dir + "cgroup", cgroup);
-}
 
 std::string SlurmCgroup(int job) {
   return fmt::format("0::/system.slice/slurmstepd.scope/job_{}/step_0/user/task_0\n", job);
@@ -85,9 +72,10 @@ class ExporterProcessTest : public ::testing::Test {
     idle.erase("processes");
     const json scenario = {{"state_file", tmp_->File("emulator.state")}, {"gpus", {gpu, idle}}};
     config_ = tmp_->Write("scenario.json", scenario.dump());
-    WriteProcess(*tmp_, 4242, "python3", SlurmCgroup(123));
-    WriteProcess(*tmp_, 4343, "python3", SlurmCgroup(456));
-    WriteProcess(*tmp_, 5151, "trainer", PodCgroup());
+    const testing::ProcTree procs(tmp_->path() + "/proc");
+    procs.Add({.pid = 4242, .comm = "python3", .uid = 0, .start_time_ticks = 5242, .cgroup = SlurmCgroup(123)});
+    procs.Add({.pid = 4343, .comm = "python3", .uid = 0, .start_time_ticks = 5343, .cgroup = SlurmCgroup(456)});
+    procs.Add({.pid = 5151, .comm = "trainer", .uid = 0, .start_time_ticks = 6151, .cgroup = PodCgroup()});
 
     supported_ = EmulatorAnswersPerProcessCalls();
     if (!supported_) return;

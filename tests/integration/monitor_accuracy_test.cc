@@ -5,12 +5,18 @@
 // Monitor reads the same clock (EmulatorClock), so every figure is exact
 // up to the method's own error, and no test sleeps.
 
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <vector>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "emulator/control/control.h"
 #include "testing/temp_dir.h"
+#include "zeus/base/log.h"
 #include "zeus/device/discovery.h"
 #include "zeus/monitor/monitor.h"
 
@@ -44,6 +50,9 @@ class MonitorAccuracyTest : public ::testing::Test {
     config_ = std::make_unique<ScopedEnv>("ZEUS_EMULATOR_CONFIG", tmp_.Write("scenario.json", scenario.dump()));
     device::GpuOptions options;
     options.nvml_library = ZEUS_TEST_EMULATOR_PATH;
+    // On a manual clock the counter check is inconclusive anyway; off, the
+    // fault rules below count only the Monitor's calls.
+    options.check_energy_counters = false;
     auto gpus = device::OpenGpus(options);
     ASSERT_TRUE(gpus) << gpus.error().message();
     gpus_ = std::move(*gpus);
@@ -208,6 +217,90 @@ TEST_F(MonitorAccuracyTest, IntegratedGpuLostMidWindowIsAnError) {
   EXPECT_FALSE(m->gpus[0].error.has_value());
   ASSERT_TRUE(m->gpus[1].error.has_value());
   EXPECT_EQ(m->gpus[1].error->code(), ErrorCode::kDeviceLost);
+}
+
+// Trust, but check: a counter at twice the true rate is caught when the
+// GPUs are opened (one warning), and the Monitor integrates power instead,
+// so the energy is still right. The emulator runs on its wall clock, scaled
+// 20x, because the check needs time to pass; the power is constant, so
+// integration is exact whatever the sampling thread's timing.
+class MonitorCounterCheckTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const json scenario = {{"gpus", {Volta({{"power_w", 150}, {"energy_counter_rate", 2.0}})}},
+                           {"clock", "wall"},
+                           {"time_scale", 20},
+                           {"state_file", tmp_.File("state")}};
+    config_ = std::make_unique<ScopedEnv>("ZEUS_EMULATOR_CONFIG", tmp_.Write("scenario.json", scenario.dump()));
+    previous_sink_ = SetLogSink([this](const LogRecord& record) {
+      if (record.level == LogLevel::kWarning) {
+        std::lock_guard lock(mu_);
+        warnings_.emplace_back(record.message);
+      }
+    });
+  }
+  void TearDown() override { SetLogSink(previous_sink_); }
+
+  // Opens the GPU and measures a window of 2 s of emulated time.
+  monitor::Measurement Measure() {
+    device::GpuOptions options;
+    options.nvml_library = ZEUS_TEST_EMULATOR_PATH;
+    auto gpus = device::OpenGpus(options);
+    EXPECT_TRUE(gpus) << gpus.error().message();
+    if (!gpus) return {};
+    monitor::MonitorOptions mo;
+    mo.clock = (*gpus)->driver_clock();
+    auto m = monitor::Monitor::Create(gpus->get(), nullptr, mo);
+    EXPECT_TRUE(m) << m.error().message();
+    if (!m) return {};
+    EXPECT_TRUE((*m)->BeginWindow("w"));
+    mo.clock->SleepFor(std::chrono::seconds(2));
+    auto measured = (*m)->EndWindow("w");
+    EXPECT_TRUE(measured) << measured.error().message();
+    return measured ? *measured : monitor::Measurement{};
+  }
+  std::vector<std::string> Warnings() {
+    std::lock_guard lock(mu_);
+    return warnings_;
+  }
+
+  testing::TempDir tmp_;
+  ScopedEnv no_visible_{"CUDA_VISIBLE_DEVICES", std::nullopt};
+  std::unique_ptr<ScopedEnv> config_;
+  LogSink previous_sink_;
+  std::mutex mu_;
+  std::vector<std::string> warnings_;
+};
+
+TEST_F(MonitorCounterCheckTest, AWrongRateCounterIsCaughtAtOpenAndTheEnergyIsStillRight) {
+  const monitor::Measurement m = Measure();
+  ASSERT_EQ(m.gpus.size(), 1u);
+  EXPECT_EQ(m.gpus[0].source, monitor::EnergySource::kIntegratedPower);
+  EXPECT_NEAR(m.gpus[0].energy_j, 150.0 * m.time_s, 150.0 * m.time_s * 0.01);
+  const std::vector<std::string> warnings = Warnings();
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0], HasSubstr("GPU 0: the energy counter disagrees with the GPU's power"));
+  EXPECT_THAT(warnings[0], HasSubstr("(ratio "));
+}
+
+// What the check prevents: unchecked, the counter doubles the energy.
+TEST_F(MonitorCounterCheckTest, UncheckedTheWrongCounterIsBelieved) {
+  ScopedEnv off("ZEUS_ENERGY_COUNTER_CHECK", "0");
+  const monitor::Measurement m = Measure();
+  ASSERT_EQ(m.gpus.size(), 1u);
+  EXPECT_EQ(m.gpus[0].source, monitor::EnergySource::kCounter);
+  EXPECT_NEAR(m.gpus[0].energy_j, 300.0 * m.time_s, 300.0 * m.time_s * 0.05);
+  EXPECT_TRUE(Warnings().empty());
+}
+
+TEST_F(MonitorCounterCheckTest, AMalformedSwitchIsAnErrorNamingIt) {
+  ScopedEnv bad("ZEUS_ENERGY_COUNTER_CHECK", "maybe");
+  device::GpuOptions options;
+  options.nvml_library = ZEUS_TEST_EMULATOR_PATH;
+  auto gpus = device::OpenGpus(options);
+  ASSERT_FALSE(gpus);
+  EXPECT_EQ(gpus.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_THAT(gpus.error().message(), HasSubstr("ZEUS_ENERGY_COUNTER_CHECK='maybe' is not a switch"));
 }
 
 }  // namespace

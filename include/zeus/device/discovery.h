@@ -33,6 +33,13 @@ struct GpuOptions {
   // Whether a GPU in MIG mode may be opened (for read-only listing). Measuring
   // such a GPU measures the whole device, not the caller's MIG instance.
   bool allow_mig = false;
+  // Trust, but check (counter_check.h): compare each GPU's energy counter
+  // with its integrated power once, at open (about 0.4 s, one window for
+  // all GPUs), and make a GPU whose counter disagrees answer
+  // SupportsEnergyCounter() false, with one logged warning, so that every
+  // measurement integrates its power instead. Unset:
+  // $ZEUS_ENERGY_COUNTER_CHECK (ChooseEnergyCounterCheck), else on.
+  std::optional<bool> check_energy_counters;
 };
 
 // Loads NVML and opens the visible GPUs.
@@ -41,7 +48,8 @@ struct GpuOptions {
 //                  or NVML failed to initialise;
 //   kNotFound    - the explicitly named library does not exist or cannot load;
 //   kInvalidArgument - a malformed CUDA_VISIBLE_DEVICES;
-//   kNotSupported - a MIG instance or MIG-mode GPU (unless allow_mig).
+//   kNotSupported - a MIG instance or MIG-mode GPU (unless allow_mig);
+//   kInvalidArgument - a malformed $ZEUS_ENERGY_COUNTER_CHECK.
 Result<std::unique_ptr<GpuSet>> OpenGpus(const GpuOptions& options = {});
 
 struct CpuOptions {

@@ -33,6 +33,8 @@ inline constexpr char kSocRootVariable[] = "ZEUS_SOC_ROOT";
 // Where procfs is read to name the processes on a GPU (process_identity.h):
 // a fake tree in tests, the host's /proc mounted into an exporter's container.
 inline constexpr char kProcRootVariable[] = "ZEUS_PROC_ROOT";
+// Whether OpenGpus checks energy counters against power (counter_check.h).
+inline constexpr char kEnergyCounterCheckVariable[] = "ZEUS_ENERGY_COUNTER_CHECK";
 inline constexpr char kDefaultProcRoot[] = "/proc";
 // The library name the system driver installs.
 inline constexpr char kSystemNvmlLibrary[] = "libnvidia-ml.so.1";
@@ -76,6 +78,11 @@ std::string ChooseSocRoot(const std::optional<std::string>& configured = std::nu
 // `configured` when it is set and not empty, else $ZEUS_PROC_ROOT when it is
 // set and not empty, else kDefaultProcRoot.
 std::string ChooseProcRoot(const std::optional<std::string>& configured = std::nullopt);
+
+// `configured` when it is set, else $ZEUS_ENERGY_COUNTER_CHECK when it is set
+// and not empty ("1", "true", "on" or "yes"; "0", "false", "off" or "no";
+// any other value is kInvalidArgument naming it), else true.
+Result<bool> ChooseEnergyCounterCheck(std::optional<bool> configured = std::nullopt);
 
 // `configured` when it is set, else $CUDA_VISIBLE_DEVICES when it is set
 // (even empty: no GPU), else nullopt (every GPU, in NVML order).

@@ -174,7 +174,13 @@ Result<std::uint32_t> NvmlGpu::MemoryPowerMw() {
   return PowerField(NVML_FI_DEV_POWER_AVERAGE, NVML_POWER_SCOPE_MEMORY, "memory power");
 }
 
+void NvmlGpu::DistrustEnergyCounter(std::string reason) {
+  counter_distrusted_ = true;
+  counter_distrust_reason_ = std::move(reason);
+}
+
 bool NvmlGpu::SupportsEnergyCounter() {
+  if (counter_distrusted_) return false;
   auto arch = Architecture();
   if (!arch || *arch == GpuArchitecture::kUnknown || *arch < GpuArchitecture::kVolta) return false;
   unsigned long long energy_mj = 0;
@@ -182,6 +188,10 @@ bool NvmlGpu::SupportsEnergyCounter() {
 }
 
 Result<std::uint64_t> NvmlGpu::TotalEnergyMj() {
+  if (counter_distrusted_) {
+    return Fail(ErrorCode::kNotSupported,
+                fmt::format("{}'s energy counter is not used: {}", label_, counter_distrust_reason_));
+  }
   unsigned long long energy_mj = 0;
   if (nvmlReturn_t rc = NvmlLibrary::Call(api_.nvmlDeviceGetTotalEnergyConsumption, device_, &energy_mj);
       rc != NVML_SUCCESS) {

@@ -56,6 +56,12 @@ class NvmlGpu final : public Gpu {
   Result<std::vector<GpuProcess>> RunningProcesses() override;
   Result<std::vector<GpuProcessUtilization>> ProcessUtilization(std::uint64_t since_timestamp_us) override;
 
+  // Trust, but check (zeus/device/counter_check.h): from now on
+  // SupportsEnergyCounter() answers false and TotalEnergyMj() kNotSupported
+  // naming `reason`, so that every measurement integrates power instead.
+  // OpenGpus calls it for a counter that disagreed with power at start.
+  void DistrustEnergyCounter(std::string reason);
+
  private:
   Error QueryError(nvmlReturn_t rc, std::string_view what) const;
   Error SetterError(nvmlReturn_t rc, std::string_view what) const;
@@ -75,6 +81,9 @@ class NvmlGpu final : public Gpu {
   std::string label_;
   std::atomic<FieldScope> instant_scope_{FieldScope::kUnresolved};
   std::atomic<FieldScope> average_scope_{FieldScope::kUnresolved};
+  // Set once, before the GpuSet is handed out (OpenGpus), then only read.
+  bool counter_distrusted_ = false;
+  std::string counter_distrust_reason_;
 };
 
 }  // namespace zeus::device::nvml
