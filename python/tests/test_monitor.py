@@ -257,7 +257,7 @@ def test_a_wrong_rate_counter_is_caught_when_the_gpus_open(emulator, caplog: pyt
     import logging
 
     caplog.set_level(logging.WARNING, logger="zeus")
-    emulator([a40_busy(energy_counter_rate=2.0)], clock="wall", time_scale=20)
+    emulator([a40_busy(energy_counter_rate=2.0)], clock="wall", time_scale=1)
     monitor = ZeusMonitor(gpu_indices=[0])
     monitor.begin_window("w")
     time.sleep(0.1)

@@ -2,6 +2,7 @@
 
 #include "zeus/device/counter_check.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 
@@ -19,8 +20,9 @@ struct Probe {
   Phase phase = Phase::kDone;
   std::uint64_t last_counter_mj = 0;
   std::uint64_t start_counter_mj = 0;
-  nanoseconds phase_start{0};  // when the current phase began (for the step timeout)
-  nanoseconds start_time{0};   // the first step
+  nanoseconds last_step{0};   // the last step seen, or the first read (for the step timeout)
+  nanoseconds last_poll{0};   // the previous read
+  nanoseconds start_time{0};  // the first step
   std::optional<bool> use_instant;
   std::optional<std::pair<nanoseconds, std::uint32_t>> last_power;  // (time, mW)
   double integrated_mj = 0.0;
@@ -98,6 +100,12 @@ void Stuck(Gpu& gpu, Probe& probe, nanoseconds waited, const EnergyCounterCheckO
   }
 }
 
+// The longest gap between two reads for a step between them to be timed:
+// a 25th of the window, so that each end of the window is off by at most 4%.
+nanoseconds MaxStepGap(const EnergyCounterCheckOptions& options) {
+  return std::max<nanoseconds>(options.window / 25, 2 * options.poll_period);
+}
+
 // One poll of one GPU at `now`.
 void Poll(Gpu& gpu, Probe& probe, nanoseconds now, const EnergyCounterCheckOptions& options) {
   auto counter = gpu.TotalEnergyMj();
@@ -112,11 +120,19 @@ void Poll(Gpu& gpu, Probe& probe, nanoseconds now, const EnergyCounterCheckOptio
   }
   const bool stepped = *counter != probe.last_counter_mj;
   probe.last_counter_mj = *counter;
+  // A step is timed only to within the gap since the previous read: one seen
+  // after a late poll (a loaded machine) is not used as the window's start or
+  // end; the next step is.
+  const bool timely = now - probe.last_poll <= MaxStepGap(options);
+  probe.last_poll = now;
+  if (stepped) {
+    probe.last_step = now;
+  } else if (now - probe.last_step > options.step_timeout) {
+    Stuck(gpu, probe, now - probe.last_step, options);
+    return;
+  }
   if (probe.phase == Phase::kFirstStep) {
-    if (!stepped) {
-      if (now - probe.phase_start > options.step_timeout) Stuck(gpu, probe, now - probe.phase_start, options);
-      return;
-    }
+    if (!stepped || !timely) return;
     probe.phase = Phase::kWindow;
     probe.start_counter_mj = *counter;
     probe.start_time = now;
@@ -127,10 +143,12 @@ void Poll(Gpu& gpu, Probe& probe, nanoseconds now, const EnergyCounterCheckOptio
   }
   const nanoseconds elapsed = now - probe.start_time;
   if (elapsed < options.window) return;
-  if (stepped) {
+  if (stepped && timely) {
     Judge(probe, *counter, now, options);
-  } else if (elapsed > options.window + options.step_timeout) {
-    Stuck(gpu, probe, elapsed - options.window, options);
+  } else if (elapsed > options.window + 4 * options.step_timeout) {
+    Finish(probe, CounterVerdict::kInconclusive,
+           fmt::format("no counter step could be timed within {} ms in {:.1f} s (the polls were late)",
+                       MaxStepGap(options).count() / 1'000'000, Seconds(elapsed)));
   }
 }
 
@@ -182,12 +200,12 @@ std::vector<EnergyCounterCheck> CheckEnergyCounters(const GpuSet& gpus, const En
     }
     probe.phase = Phase::kFirstStep;
     probe.last_counter_mj = *counter;
-    probe.phase_start = clock.Now();
+    probe.last_step = probe.last_poll = clock.Now();
     pending = true;
   }
   // A clock that does not move (an emulator's manual clock) must not hang
   // the check: it ends on the wall clock too.
-  const nanoseconds wall_limit = options.window + 2 * options.step_timeout + std::chrono::seconds(1);
+  const nanoseconds wall_limit = options.window + 5 * options.step_timeout + std::chrono::seconds(1);
   const nanoseconds wall_start = SteadyClock().Now();
   while (pending) {
     const nanoseconds before = clock.Now();

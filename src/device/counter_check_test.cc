@@ -126,7 +126,7 @@ TEST(CounterCheckEmulatorTest, SteppedCountersOnTheEmulator) {
                         {"power_w", 250},                   {"counter_update_period_ms", 100}};
   nlohmann::json wrong = gpu;
   wrong["energy_counter_rate"] = 2.0;
-  const nlohmann::json scenario = {{"gpus", {gpu, wrong}}, {"time_scale", 20},
+  const nlohmann::json scenario = {{"gpus", {gpu, wrong}}, {"time_scale", 1},
                                    {"state_file", tmp.File("emulator.state")}};
   zeus::testing::ScopedEnv config("ZEUS_EMULATOR_CONFIG", tmp.Write("scenario.json", scenario.dump()));
   zeus::testing::ScopedEnv visible("CUDA_VISIBLE_DEVICES", std::nullopt);

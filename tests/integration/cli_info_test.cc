@@ -83,7 +83,7 @@ TEST_F(InfoTest, EnergyCounterCheckJudgesEachGpu) {
   json stuck = Gpu("NVIDIA A100-SXM4-40GB", "ampere", 100, 400, true);
   stuck["energy_counter_rate"] = 0.0;
   const std::string scenario =
-      WriteScenario({{"time_scale", 10},
+      WriteScenario({{"time_scale", 1},
                      {"gpus", {Gpu("Tesla V100-SXM2-32GB", "volta", 100, 300, true), twice, stuck,
                                Gpu("Tesla P100-PCIE-16GB", "pascal", 125, 250, false)}}});
   ProcessResult r = Info({"--json"}, scenario);

@@ -221,15 +221,15 @@ TEST_F(MonitorAccuracyTest, IntegratedGpuLostMidWindowIsAnError) {
 
 // Trust, but check: a counter at twice the true rate is caught when the
 // GPUs are opened (one warning), and the Monitor integrates power instead,
-// so the energy is still right. The emulator runs on its wall clock, scaled
-// 20x, because the check needs time to pass; the power is constant, so
+// so the energy is still right. The emulator runs on its wall clock, not
+// the manual one, because the check needs time to pass; the power is constant, so
 // integration is exact whatever the sampling thread's timing.
 class MonitorCounterCheckTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const json scenario = {{"gpus", {Volta({{"power_w", 150}, {"energy_counter_rate", 2.0}})}},
                            {"clock", "wall"},
-                           {"time_scale", 20},
+                           {"time_scale", 1},
                            {"state_file", tmp_.File("state")}};
     config_ = std::make_unique<ScopedEnv>("ZEUS_EMULATOR_CONFIG", tmp_.Write("scenario.json", scenario.dump()));
     previous_sink_ = SetLogSink([this](const LogRecord& record) {
@@ -241,7 +241,7 @@ class MonitorCounterCheckTest : public ::testing::Test {
   }
   void TearDown() override { SetLogSink(previous_sink_); }
 
-  // Opens the GPU and measures a window of 2 s of emulated time.
+  // Opens the GPU and measures a window of 0.5 s.
   monitor::Measurement Measure() {
     device::GpuOptions options;
     options.nvml_library = ZEUS_TEST_EMULATOR_PATH;
@@ -254,7 +254,7 @@ class MonitorCounterCheckTest : public ::testing::Test {
     EXPECT_TRUE(m) << m.error().message();
     if (!m) return {};
     EXPECT_TRUE((*m)->BeginWindow("w"));
-    mo.clock->SleepFor(std::chrono::seconds(2));
+    mo.clock->SleepFor(std::chrono::milliseconds(500));
     auto measured = (*m)->EndWindow("w");
     EXPECT_TRUE(measured) << measured.error().message();
     return measured ? *measured : monitor::Measurement{};

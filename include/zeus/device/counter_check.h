@@ -10,7 +10,9 @@
 // The method, for every GPU of a set at once (one window, not one per GPU):
 //   1. Poll the counter until it steps (a counter advances every 10-100 ms
 //      on real drivers: measuring from step to step removes that
-//      quantization); that read is the start.
+//      quantization); that read is the start. A step is timed only to within
+//      the gap since the previous read, so one seen after a late read (more
+//      than a 25th of the window, a loaded machine) is skipped for the next.
 //   2. Sample power at every poll: the instant power field where the GPU
 //      has it, else PowerUsageMw(). Integrate the samples (trapezoids).
 //   3. Once `window` has passed, poll until the counter steps again; that
@@ -19,8 +21,9 @@
 //      1 / max_ratio <= ratio <= max_ratio (default 1.25: power sampled
 //      every poll and a 1 s average power field on some GPUs make a few
 //      percent of disagreement normal; a wrong rate or unit is far beyond).
-// A GPU whose counter does not step within window + step_timeout while it
-// draws power disagrees (a stuck counter). A GPU drawing less than
+// A GPU whose counter does not step for step_timeout while it draws power
+// disagrees (a stuck counter); one whose steps can never be timed (late
+// reads for window + 4 x step_timeout) is inconclusive. A GPU drawing less than
 // min_power_mw on average, or whose reads fail, is inconclusive: nothing
 // to compare.
 //
