@@ -20,7 +20,7 @@ build: configure
 # The main job: `zeus reproduce` on the Zeus NSDI '23 traces, then `zeus info`
 # on an emulated four-GPU machine, the batch-size service with recurring jobs,
 # and PyTorch with the Python package. Builds only what it runs, in build/.
-DEMO_TARGETS = zeus zeus_emulated_train zeus_nvml_emulator zeus_python
+DEMO_TARGETS = zeus zeus_emulated_train zeus_nvml_emulator zeus_amdsmi_emulator zeus_python
 
 demo: deps
 	@$(MAKE) --no-print-directory configure

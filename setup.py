@@ -9,7 +9,8 @@ emulator, and puts beside the Python sources:
     zeus/_native*.so                        the native module
     zeus/bin/zeus                           the command-line tool (run by the console script `zeus`: zeus._cli)
     zeus/lib/libzeus-nvml-emulator.so       the NVML emulator (zeus.emulator finds it)
-    zeus/emulator_scenarios/*.json          example scenarios (examples/four-gpus.json, emulated-training.json, gh200.json)
+    zeus/lib/libzeus-amdsmi-emulator.so     its AMD SMI face
+    zeus/emulator_scenarios/*.json          example scenarios (examples/{four-gpus,emulated-training,gh200}.json, data/emulator/{mi300x,mi250}.json)
 
 With ZEUS_WHEEL_SELF_CONTAINED=1 (scripts/build-wheel sets it) the copies are made independent of the build
 machine's libraries (and stripped): the shared libraries they need beyond the C and C++ runtimes (only fmt's libfmt.so.9: the rest
@@ -37,7 +38,8 @@ from setuptools.command.build_py import build_py
 from setuptools.dist import Distribution
 
 ROOT = Path(__file__).resolve().parent
-SCENARIOS = ("four-gpus", "emulated-training", "gh200")
+SCENARIOS = ("examples/four-gpus", "examples/emulated-training", "examples/gh200", "data/emulator/mi300x",
+             "data/emulator/mi250")
 
 # Shared libraries the wheel's native files may need from the system: glibc's and the compiler's runtimes.
 ALLOWED_LIBRARIES = re.compile(
@@ -164,7 +166,7 @@ class BuildWithCMake(build_py):
             subprocess.run(configure, check=True, env=env)
         jobs = os.environ.get("ZEUS_BUILD_JOBS") or str(os.cpu_count() or 1)
         subprocess.run(["cmake", "--build", str(build_dir), "-j", jobs, "--target", "zeus_python", "zeus",
-                        "zeus_nvml_emulator"], check=True, env=env)
+                        "zeus_nvml_emulator", "zeus_amdsmi_emulator"], check=True, env=env)
 
         package = Path(self.build_lib) / "zeus"
         modules = list((build_dir / "python" / "zeus").glob("_native*.so"))
@@ -174,9 +176,11 @@ class BuildWithCMake(build_py):
             modules[0]: package / modules[0].name,
             build_dir / "bin" / "zeus": package / "bin" / "zeus",
             build_dir / "lib" / "libzeus-nvml-emulator.so": package / "lib" / "libzeus-nvml-emulator.so",
+            build_dir / "lib" / "libzeus-amdsmi-emulator.so": package / "lib" / "libzeus-amdsmi-emulator.so",
         }
         for scenario in SCENARIOS:
-            copies[ROOT / "examples" / f"{scenario}.json"] = package / "emulator_scenarios" / f"{scenario}.json"
+            name = Path(scenario).name
+            copies[ROOT / f"{scenario}.json"] = package / "emulator_scenarios" / f"{name}.json"
         # The offline carbon-intensity table: for zeus.monitor.carbon, and for the bundled `zeus` (bin/../share).
         copies[ROOT / "data" / "carbon" / "intensity.json"] = package / "data" / "carbon_intensity.json"
         copies[build_dir / "share" / "zeus" / "carbon" / "intensity.json"] = (

@@ -1,8 +1,10 @@
 /* Copyright 2026 The Zeus C++ Authors.
  *
  * The control functions that libzeus-nvml-emulator.so exports next to the
- * NVML API, for tests and tools that drive the emulator. Plain C, so that it
- * can be used from any language's FFI.
+ * NVML API, and libzeus-amdsmi-emulator.so next to the AMD SMI API (each over
+ * its own loaded scenario: "init" below is nvmlInit_v2 or amdsmi_init, and a
+ * GPU index is the GPU's place in the scenario), for tests and tools that
+ * drive the emulator. Plain C, so that it can be used from any language's FFI.
  *
  * Functions that return int return ZEUS_EMULATOR_OK (0) on success and one of
  * the other codes below otherwise. All are thread-safe.
@@ -17,13 +19,13 @@ extern "C" {
 
 enum {
   ZEUS_EMULATOR_OK = 0,
-  ZEUS_EMULATOR_ERROR_UNINITIALIZED = 1, /* no nvmlInit_v2 in force */
+  ZEUS_EMULATOR_ERROR_UNINITIALIZED = 1, /* no nvmlInit_v2 (amdsmi_init) in force */
   ZEUS_EMULATOR_ERROR_WRONG_MODE = 2,    /* e.g. advancing a wall clock */
   ZEUS_EMULATOR_ERROR_INVALID_ARGUMENT = 3,
   ZEUS_EMULATOR_ERROR_STATE = 4, /* the shared state file could not be locked */
 };
 
-/* The message of the latest failed nvmlInit_v2, e.g.
+/* The message of the latest failed nvmlInit_v2 (amdsmi_init), e.g.
  * "scenario /x/y.json: gpus[1].max_power_limit_w: expected a number, got \"abc\"",
  * or "" if the latest nvmlInit_v2 succeeded or none failed yet. Never NULL.
  * The string stays valid until the next nvmlInit_v2 call. */

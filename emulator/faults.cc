@@ -61,7 +61,7 @@ FaultAction FaultInjector::Decide(ApiFunction function, int gpu) {
   return FaultAction{};
 }
 
-nvmlReturn_t FaultInjector::Perform(const FaultAction& action) {
+int FaultInjector::Perform(const FaultAction& action) {
   if (action.latency_ns > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(action.latency_ns));
   if (action.hang) {
     std::unique_lock lock(hang_mu_);

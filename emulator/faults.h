@@ -1,18 +1,22 @@
 // Copyright 2026 The Zeus C++ Authors.
 //
-// Fault injection and call counting. Every call to an emulated NVML function
-// (after nvmlInit_v2) goes through FaultInjector::OnCall, which counts it per
-// (function, GPU) and decides whether a scenario fault rule makes it fail.
+// Fault injection and call counting. Every call to an emulated API function
+// (NVML's after nvmlInit_v2, AMD SMI's after amdsmi_init) goes through
+// FaultInjector::Decide, which counts it per (function, GPU) and decides
+// whether a scenario fault rule makes it fail. Codes are the API's return
+// codes as ints (an amdsmi_status_t's bits); 0 is success in both APIs.
 //
 // Counters are per process and per initialisation: they start at zero when a
 // scenario is loaded and vanish when the last nvmlShutdown drops it.
 //
 // Rule semantics (first firing rule wins, in scenario order):
 //   * A rule matches a call if its function matches (a named function, or
-//     "*" = any nvmlDevice* function) and its GPU matches: a rule without a
-//     GPU matches every call; a rule with a GPU matches calls on that GPU, and,
-//     if it names its function, calls of that function that address no GPU at
-//     all (nvmlDeviceGetCount_v2, the nvmlSystem* functions). It never matches
+//     "*" = any device function: nvmlDevice*, or an AMD SMI function on a
+//     processor handle) and its GPU matches: a rule without a GPU matches
+//     every call; a rule with a GPU matches calls on that GPU, and, if it
+//     names its function, calls of that function that address no GPU at all
+//     (nvmlDeviceGetCount_v2, the nvmlSystem* functions,
+//     amdsmi_get_socket_handles, amdsmi_get_lib_version). It never matches
 //     calls with an unknown handle or on other GPUs. (So "*" with a GPU means
 //     "this GPU is lost" without breaking nvmlDeviceGetCount_v2.)
 //   * Each rule numbers its matching calls n = 0, 1, 2, ... The call fails if
@@ -51,9 +55,9 @@ inline constexpr int kNoDevice = -1;       // the function takes no device
 inline constexpr int kUnknownDevice = -2;  // a bad handle or index
 
 // What a call must suffer: wait `latency_ns` (wall time), block if `hang`,
-// then return `code` (NVML_SUCCESS: do the call's work).
+// then return `code` (0, success: do the call's work).
 struct FaultAction {
-  nvmlReturn_t code = NVML_SUCCESS;
+  int code = 0;
   std::int64_t latency_ns = 0;
   bool hang = false;
 };
@@ -67,10 +71,10 @@ class FaultInjector {
   FaultInjector& operator=(const FaultInjector&) = delete;
 
   // Counts a call to `function` addressing `gpu` (an index, kNoDevice or
-  // kUnknownDevice) and returns the code it must fail with, or NVML_SUCCESS.
+  // kUnknownDevice) and returns the code it must fail with, or 0 (success).
   // Only the code: latency and hangs are ignored (for callers that do not
   // perform actions, and for tests of rule selection).
-  nvmlReturn_t OnCall(ApiFunction function, int gpu) { return Decide(function, gpu).code; }
+  int OnCall(ApiFunction function, int gpu) { return Decide(function, gpu).code; }
 
   // Counts the call and returns the action of the first firing rule (the
   // default action if none fires).
@@ -78,7 +82,7 @@ class FaultInjector {
 
   // Carries out `action`'s latency and hang on the calling thread and returns
   // its code.
-  nvmlReturn_t Perform(const FaultAction& action);
+  int Perform(const FaultAction& action);
 
   // Unblocks every hung call, and makes later hangs return at once.
   void ReleaseHungCalls();

@@ -208,5 +208,35 @@ TEST(EmulatorApiFunctionsTest, NamesRoundTrip) {
   EXPECT_TRUE(IsFaultable(ApiFunction::nvmlSystemGetNVMLVersion));
 }
 
+TEST(EmulatorApiFunctionsTest, AmdSmiFunctionsFollowTheNvmlOnes) {
+  EXPECT_EQ(ApiFunctionName(ApiFunction::amdsmi_get_power_info), "amdsmi_get_power_info");
+  EXPECT_EQ(ApiFunctionFromName("amdsmi_set_power_cap"), ApiFunction::amdsmi_set_power_cap);
+  EXPECT_EQ(ApiOf(ApiFunction::nvmlDeviceGetPowerUsage), Api::kNvml);
+  EXPECT_EQ(ApiOf(ApiFunction::amdsmi_init), Api::kAmdSmi);
+  // "*" matches the calls on a processor handle.
+  EXPECT_TRUE(IsDeviceFunction(ApiFunction::amdsmi_get_power_info));
+  EXPECT_TRUE(IsDeviceFunction(ApiFunction::amdsmi_get_processor_type));
+  EXPECT_FALSE(IsDeviceFunction(ApiFunction::amdsmi_get_socket_handles));
+  EXPECT_FALSE(IsDeviceFunction(ApiFunction::amdsmi_get_processor_handles));
+  EXPECT_FALSE(IsDeviceFunction(ApiFunction::amdsmi_get_lib_version));
+  EXPECT_FALSE(IsFaultable(ApiFunction::amdsmi_init));
+  EXPECT_FALSE(IsFaultable(ApiFunction::amdsmi_shut_down));
+  EXPECT_FALSE(IsFaultable(ApiFunction::amdsmi_status_code_to_string));
+  EXPECT_TRUE(IsFaultable(ApiFunction::amdsmi_get_lib_version));
+}
+
+TEST(EmulatorReturnCodesTest, AmdSmiNamesAndTexts) {
+  EXPECT_EQ(AmdSmiStatusFromName("AMDSMI_STATUS_NOT_FOUND"), AMDSMI_STATUS_NOT_FOUND);
+  EXPECT_EQ(AmdSmiStatusFromName("no_perm"), AMDSMI_STATUS_NO_PERM);
+  EXPECT_EQ(AmdSmiStatusFromName("GPU_IS_LOST"), std::nullopt);
+  EXPECT_EQ(ApiCodeFromName(Api::kAmdSmi, "UNKNOWN_ERROR"), -1);  // 0xFFFFFFFF's bits
+  EXPECT_EQ(ApiCodeFromName(Api::kNvml, "UNKNOWN"), NVML_ERROR_UNKNOWN);
+  EXPECT_EQ(ApiOfCodeName("amdsmi_status_busy"), Api::kAmdSmi);
+  EXPECT_EQ(ApiOfCodeName("NVML_ERROR_UNKNOWN"), Api::kNvml);
+  EXPECT_EQ(ApiOfCodeName("BUSY"), std::nullopt);
+  EXPECT_STREQ(AmdSmiStatusText(AMDSMI_STATUS_BUSY), "BUSY: the device is busy");
+  EXPECT_EQ(AmdSmiStatusText(4242), nullptr);
+}
+
 }  // namespace
 }  // namespace zeus::emulator

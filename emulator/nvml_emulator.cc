@@ -4,18 +4,14 @@
 // nvml_api.def with NVML's ABI, plus the zeusEmulator* control functions
 // (emulator_control.h). Behaviour is documented in the top-level README.
 //
-// This file holds the shared globals (nvml_emulator_internal.h, which also
-// describes the structure and the other files) and the entry points for
-// initialisation, the system queries, enumeration and identity.
+// This file holds the handle objects (nvml_emulator_internal.h, which also
+// lists the other files; the structure: emulator_face.h) and the entry points
+// for initialisation, the system queries, enumeration and identity.
 
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <string>
-#include <utility>
 
 #include "api_functions.h"
 #include "device/nvml/nvml_abi.h"
@@ -34,11 +30,6 @@ std::array<nvmlDevice_st, kMaxScenarioGpus>& DeviceObjects() {
   return devices;
 }
 
-Globals& TheGlobals() {
-  static Globals* const globals = new Globals();
-  return *globals;
-}
-
 nvmlReturn_t CopyString(const std::string& text, char* buffer, unsigned int length) {
   if (buffer == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
   if (length < text.size() + 1) return NVML_ERROR_INSUFFICIENT_SIZE;
@@ -51,6 +42,7 @@ nvmlReturn_t CopyString(const std::string& text, char* buffer, unsigned int leng
 using zeus::emulator::ApiFunction;
 using zeus::emulator::Emulator;
 using zeus::emulator::GpuSpec;
+using zeus::emulator::LoadFailure;
 
 extern "C" {
 
@@ -58,25 +50,18 @@ extern "C" {
 
 nvmlReturn_t nvmlInit_v2(void) {
   try {
-    auto& globals = zeus::emulator::TheGlobals();
-    std::unique_lock<std::shared_mutex> lock(globals.mutex);
-    if (globals.init_count > 0) {
-      ++globals.init_count;
-      return NVML_SUCCESS;
+    static constexpr std::array<const char*, 1> kConfigEnvs = {zeus::emulator::kConfigEnv};
+    const zeus::emulator::Face face{zeus::emulator::Vendor::kNvidia, kConfigEnvs};
+    LoadFailure failure = LoadFailure::kNone;
+    if (zeus::emulator::InitialiseFace(face, 0, &failure)) return NVML_SUCCESS;
+    switch (failure) {
+      case LoadFailure::kRefused:
+        return NVML_ERROR_NO_PERMISSION;
+      case LoadFailure::kWrongVendor:
+        return NVML_ERROR_DRIVER_NOT_LOADED;  // no NVIDIA driver on an AMD machine
+      default:
+        return NVML_ERROR_UNKNOWN;
     }
-    std::string error;
-    nvmlReturn_t code = NVML_ERROR_UNKNOWN;
-    std::unique_ptr<Emulator> emulator = Emulator::Load(&error, &code);
-    std::lock_guard<std::mutex> text_lock(globals.text_mutex);
-    if (emulator == nullptr) {
-      globals.last_error = std::move(error);
-      return code;
-    }
-    globals.last_error.clear();
-    globals.state_path = emulator->state().path();
-    globals.emulator = std::move(emulator);
-    globals.init_count = 1;
-    return NVML_SUCCESS;
   } catch (...) {
     return NVML_ERROR_UNKNOWN;
   }
@@ -84,17 +69,7 @@ nvmlReturn_t nvmlInit_v2(void) {
 
 nvmlReturn_t nvmlShutdown(void) {
   try {
-    auto& globals = zeus::emulator::TheGlobals();
-    {
-      // The last shutdown must not wait for ever on calls blocked in a hang
-      // fault (they hold the lock shared): release them first.
-      std::shared_lock<std::shared_mutex> shared(globals.mutex);
-      if (globals.init_count == 1) globals.emulator->faults().ReleaseHungCalls();
-    }
-    std::unique_lock<std::shared_mutex> lock(globals.mutex);
-    if (globals.init_count == 0) return NVML_ERROR_UNINITIALIZED;
-    if (--globals.init_count == 0) globals.emulator.reset();
-    return NVML_SUCCESS;
+    return zeus::emulator::ShutdownFace() ? NVML_SUCCESS : NVML_ERROR_UNINITIALIZED;
   } catch (...) {
     return NVML_ERROR_UNKNOWN;
   }
@@ -133,9 +108,9 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* dev
         return index < static_cast<unsigned int>(emulator.gpu_count()) ? static_cast<int>(index)
                                                                        : zeus::emulator::kUnknownDevice;
       },
-      [&](Emulator& emulator, int gpu) -> nvmlReturn_t {
+      [&](Emulator&, int gpu) -> nvmlReturn_t {
         if (device == nullptr || gpu < 0) return NVML_ERROR_INVALID_ARGUMENT;
-        *device = emulator.Handle(static_cast<std::size_t>(gpu));
+        *device = zeus::emulator::Handle(static_cast<std::size_t>(gpu));
         return NVML_SUCCESS;
       });
 }
@@ -151,10 +126,10 @@ nvmlReturn_t nvmlDeviceGetHandleByUUID(const char* uuid, nvmlDevice_t* device) {
         }
         return zeus::emulator::kUnknownDevice;
       },
-      [&](Emulator& emulator, int gpu) -> nvmlReturn_t {
+      [&](Emulator&, int gpu) -> nvmlReturn_t {
         if (uuid == nullptr || device == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
         if (gpu < 0) return NVML_ERROR_NOT_FOUND;
-        *device = emulator.Handle(static_cast<std::size_t>(gpu));
+        *device = zeus::emulator::Handle(static_cast<std::size_t>(gpu));
         return NVML_SUCCESS;
       });
 }

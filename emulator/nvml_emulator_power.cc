@@ -20,10 +20,6 @@
 namespace zeus::emulator {
 namespace {
 
-PowerSensor SensorOf(const GpuSpec& spec) {
-  return PowerSensor{spec.power_update_period_ns, spec.power_average_window_ns};
-}
-
 // The module's constant draw on top of the GPU's (0 without a module).
 std::uint32_t ModuleExtraMw(const GpuSpec& spec) { return spec.module ? spec.module->extra_mw() : 0; }
 
@@ -64,16 +60,7 @@ nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned l
         if (!spec.energy_counter) return NVML_ERROR_NOT_SUPPORTED;
         const std::int64_t lookback_ns = zeus::emulator::EnergyLookbackNs(spec);
         return ReadGpuState(emulator, index, lookback_ns, [&](const GpuState& gpu, std::int64_t now_ns) {
-          // The counter advances only at its update instants.
-          const std::int64_t period_ns = spec.counter_update_period_ns;
-          const std::int64_t update_ns = period_ns > 0 ? now_ns - now_ns % period_ns : now_ns;
-          zeus::emulator::Energy energy = CounterEnergyAt(gpu.limits, spec.power, spec.counter_reset_ns, update_ns);
-          if (zeus::emulator::ModuleCountsEnergy(spec)) {
-            // The module's constant draw since the counter (re)started.
-            const std::int64_t start_ns =
-                spec.counter_reset_ns && update_ns >= *spec.counter_reset_ns ? *spec.counter_reset_ns : 0;
-            energy.AddPower(zeus::emulator::ModuleExtraMw(spec), update_ns - start_ns);
-          }
+          const zeus::emulator::Energy energy = zeus::emulator::CountedEnergy(spec, gpu, now_ns);
           *energy_mj = spec.energy_counter_rate == 1.0
                            ? energy.mj
                            : static_cast<unsigned long long>(static_cast<long double>(energy.mj) *
@@ -188,13 +175,7 @@ nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int
         if (!zeus::emulator::CallerMayChangeGpuSettings()) return NVML_ERROR_NO_PERMISSION;
         if (limit_mw < spec.min_limit_mw || limit_mw > spec.max_limit_mw) return NVML_ERROR_INVALID_ARGUMENT;
         return UpdateGpuState(emulator, index, [&](GpuState& gpu, std::int64_t now_ns) -> nvmlReturn_t {
-          if (CurrentLimitMw(gpu.limits) != limit_mw) {
-            // Only what readings from now on can need is kept (constant space
-            // and reading cost however many limits are set).
-            ForgetLimitChangesBefore(&gpu.limits, spec.power, spec.counter_reset_ns,
-                                     now_ns - zeus::emulator::KeptLookbackNs(spec));
-            RecordLimitRamp(&gpu.limits, spec.power, spec.counter_reset_ns, now_ns, limit_mw, spec.power_settle_ns);
-          }
+          zeus::emulator::SetLimit(spec, gpu, now_ns, limit_mw);
           return NVML_SUCCESS;
         });
       });

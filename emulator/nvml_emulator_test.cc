@@ -76,6 +76,16 @@ TEST_F(NvmlEmulatorTest, UnwritableStateFileFailsInit) {
             "scenario " + path + ": state file /nonexistent-dir/x.state: cannot open: No such file or directory");
 }
 
+TEST_F(NvmlEmulatorTest, InitRefusesAnAmdScenario) {
+  const std::string path = UseScenario(R"({"vendor": "amd", "clock": "manual", "state_file": "@STATE@", "gpus": [
+      {"name": "AMD Instinct MI300X", "min_power_limit_w": 200, "max_power_limit_w": 750,
+       "default_power_limit_w": 750, "power_w": 600}]})");
+  EXPECT_EQ(nvmlInit_v2(), NVML_ERROR_DRIVER_NOT_LOADED);
+  EXPECT_EQ(std::string(zeusEmulatorLastError()),
+            "scenario " + path + ": this scenario's GPUs are AMD (vendor amd); load libzeus-amdsmi-emulator.so");
+  EXPECT_EQ(nvmlShutdown(), NVML_ERROR_UNINITIALIZED);
+}
+
 TEST_F(NvmlEmulatorTest, InitIsReferenceCountedAndRereadsTheScenario) {
   EXPECT_EQ(nvmlShutdown(), NVML_ERROR_UNINITIALIZED);
   UseScenario(Manual(Gpu()));

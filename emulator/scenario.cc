@@ -1,8 +1,8 @@
 // Copyright 2026 The Zeus C++ Authors.
 //
 // The scenario's top level (scenario.h): ParseScenario and LoadScenarioFile,
-// the scenario-wide keys, the faults[] rules, the default state path and the
-// content hash. The JSON readers live in scenario_json.cc, the gpus[] entries
+// the scenario-wide keys (the vendor and its keys among them), the faults[]
+// rules, the default state path and the content hash. The JSON readers live in scenario_json.cc, the gpus[] entries
 // in scenario_gpu.cc (shared declarations: scenario_internal.h).
 
 #include "scenario.h"
@@ -21,6 +21,7 @@
 #include <limits>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "return_codes.h"
 #include "scenario_internal.h"
@@ -31,14 +32,55 @@ namespace {
 constexpr std::string_view kDefaultDriverVersion = "550.54.15-zeus-emulator";
 constexpr std::string_view kDefaultNvmlVersion = "12.550.54.15-zeus-emulator";
 
+// The API that serves a vendor's GPUs.
+Api ApiOfVendor(Vendor vendor) { return vendor == Vendor::kNvidia ? Api::kNvml : Api::kAmdSmi; }
+
 }  // namespace
+
+std::string_view VendorName(Vendor vendor) { return vendor == Vendor::kNvidia ? "nvidia" : "amd"; }
 
 namespace internal {
 namespace {
 
 FaultSpec ReadFaultTrigger(const ObjectReader& in, FaultSpec fault);
 
-FaultSpec ReadFault(const Json& value, std::size_t index, std::size_t gpu_count) {
+// "nvmlDeviceGetPowerUsage is an NVML function", or, for a "*" rule, what it
+// matches; for messages.
+std::string DescribeRuleFunction(const FaultSpec& fault, Api api) {
+  if (fault.function) return fmt::format("{} is an {} function", ApiFunctionName(*fault.function), ApiName(api));
+  return fmt::format("this \"*\" rule matches the {} functions of this scenario's GPUs", ApiName(api));
+}
+
+// The rule's "return": a code of `api` (the function's API), by name or number.
+int ReadFaultCode(const Json& code, const std::string& path, const FaultSpec& fault, Api api) {
+  const Api other = api == Api::kNvml ? Api::kAmdSmi : Api::kNvml;
+  const std::string_view kind = api == Api::kNvml ? "return code" : "status";
+  const std::string_view other_kind = other == Api::kNvml ? "return code" : "status";
+  if (code.is_string()) {
+    const std::string name = code.get<std::string>();
+    const std::optional<Api> prefixed = ApiOfCodeName(name);
+    const std::optional<int> parsed = prefixed == other ? std::nullopt : ApiCodeFromName(api, name);
+    if (parsed) return *parsed;
+    if (prefixed == other || ApiCodeFromName(other, name)) {
+      Fail(path, fmt::format("{} is an {} {}, but {}; name an {} {}", Show(code), ApiName(other), other_kind,
+                             DescribeRuleFunction(fault, api), ApiName(api), kind));
+    }
+    Fail(path, fmt::format("unknown {} {} {}", ApiName(api), kind, Show(code)));
+  }
+  if (!code.is_number()) {
+    Fail(path, fmt::format("expected an error name like \"{}\" or an integer, got {}",
+                           api == Api::kNvml ? "NO_PERMISSION" : "NO_PERM", Show(code)));
+  }
+  if (api == Api::kNvml) {
+    return static_cast<int>(
+        ReadIntegerIn(code, path, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+  }
+  // An amdsmi_status_t's bits, as an int.
+  return static_cast<int>(
+      static_cast<std::uint32_t>(ReadIntegerIn(code, path, 0, std::numeric_limits<std::uint32_t>::max())));
+}
+
+FaultSpec ReadFault(const Json& value, std::size_t index, std::size_t gpu_count, Vendor vendor) {
   const ObjectReader in(value, ElementPath("faults", index),
                         {"function", "gpu", "return", "latency_ms", "hang", "after_calls", "probability", "seed",
                          "max_failures"});
@@ -55,7 +97,14 @@ FaultSpec ReadFault(const Json& value, std::size_t index, std::size_t gpu_count)
     if (!IsFaultable(*fault.function)) {
       Fail(function_path, fmt::format("{} cannot be faulted", ApiFunctionName(*fault.function)));
     }
+    if (ApiOf(*fault.function) != ApiOfVendor(vendor)) {
+      Fail(function_path, fmt::format("{} is an {} function, but this scenario's GPUs (vendor \"{}\") are served "
+                                      "by {}",
+                                      ApiFunctionName(*fault.function), ApiName(ApiOf(*fault.function)),
+                                      VendorName(vendor), ApiName(ApiOfVendor(vendor))));
+    }
   }
+  const Api api = fault.function ? ApiOf(*fault.function) : ApiOfVendor(vendor);
   if (const Json* gpu = in.Find("gpu")) {
     const std::int64_t index_value = ReadInteger(*gpu, in.PathOf("gpu"));
     if (index_value < 0 || static_cast<std::uint64_t>(index_value) >= gpu_count) {
@@ -70,21 +119,11 @@ FaultSpec ReadFault(const Json& value, std::size_t index, std::size_t gpu_count)
   const std::string return_path = in.PathOf("return");
   const bool delays = fault.latency_ns > 0 || fault.hang;
   if (delays && in.Find("return") == nullptr) {
-    fault.return_code = NVML_SUCCESS;  // the call is slow or hangs, then works
+    fault.return_code = 0;  // success in both APIs: the call is slow or hangs, then works
     return ReadFaultTrigger(in, fault);
   }
-  const Json& code = in.Require("return");
-  if (code.is_string()) {
-    const std::optional<nvmlReturn_t> parsed = ReturnCodeFromName(code.get<std::string>());
-    if (!parsed) Fail(return_path, fmt::format("unknown NVML return code {}", Show(code)));
-    fault.return_code = *parsed;
-  } else if (code.is_number()) {
-    fault.return_code = static_cast<nvmlReturn_t>(
-        ReadIntegerIn(code, return_path, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
-  } else {
-    Fail(return_path, fmt::format("expected an error name like \"NO_PERMISSION\" or an integer, got {}", Show(code)));
-  }
-  if (fault.return_code == NVML_SUCCESS && !delays) {
+  fault.return_code = ReadFaultCode(in.Require("return"), return_path, fault, api);
+  if (fault.return_code == 0 && !delays) {
     Fail(return_path, "SUCCESS is not a fault; name an error code such as \"UNKNOWN\"");
   }
   return ReadFaultTrigger(in, fault);
@@ -115,13 +154,59 @@ FaultSpec ReadFaultTrigger(const ObjectReader& in, FaultSpec fault) {
   return fault;
 }
 
+// "24.6.0" or "24.6.0.1": year, major, minor and (default 0) release.
+AmdSmiVersion ReadAmdSmiVersion(const Json& value, const std::string& path) {
+  const std::string text = ReadString(value, path, kMaxVersionLength);
+  std::vector<std::uint32_t> parts;
+  bool ok = true;
+  for (std::size_t at = 0; ok && at <= text.size();) {
+    std::size_t dot = text.find('.', at);
+    if (dot == std::string::npos) dot = text.size();
+    const std::string part = text.substr(at, dot - at);
+    ok = !part.empty() && part.size() <= 9 && part.find_first_not_of("0123456789") == std::string::npos;
+    if (ok) parts.push_back(static_cast<std::uint32_t>(std::stoul(part)));
+    at = dot + 1;
+  }
+  if (!ok || parts.size() < 3 || parts.size() > 4) {
+    Fail(path, fmt::format("expected a version like \"24.7.0\" (year.major.minor[.release]), got {}", Show(value)));
+  }
+  return AmdSmiVersion{parts[0], parts[1], parts[2], parts.size() == 4 ? parts[3] : 0};
+}
+
+// "vendor" and the top-level keys of one vendor: "amdsmi_version" (AMD),
+// "driver_version" and "nvml_version" (NVIDIA).
+void ReadVendor(const ObjectReader& root, Scenario* scenario) {
+  if (const Json* vendor = root.Find("vendor")) {
+    const std::string name = vendor->is_string() ? Lower(vendor->get<std::string>()) : std::string();
+    if (name == "nvidia") {
+      scenario->vendor = Vendor::kNvidia;
+    } else if (name == "amd") {
+      scenario->vendor = Vendor::kAmd;
+    } else {
+      Fail("vendor", fmt::format("expected \"nvidia\" or \"amd\", got {}", Show(*vendor)));
+    }
+  }
+  if (scenario->vendor == Vendor::kAmd) {
+    for (std::string_view key : {"driver_version", "nvml_version"}) {
+      if (root.Find(key) != nullptr) FailVendorKey(std::string(key), Vendor::kNvidia);
+    }
+    if (const Json* version = root.Find("amdsmi_version")) {
+      scenario->amdsmi_version = ReadAmdSmiVersion(*version, "amdsmi_version");
+    }
+  } else if (root.Find("amdsmi_version") != nullptr) {
+    FailVendorKey("amdsmi_version", Vendor::kAmd);
+  }
+}
+
 Scenario ReadScenario(const Json& root_json) {
   if (!root_json.is_object()) Fail("", fmt::format("the top level must be a JSON object, got {}", Show(root_json)));
   const ObjectReader root(root_json, "",
-                          {"driver_version", "nvml_version", "state_file", "state_file_shared", "clock", "time_scale",
-                           "power_update_period_ms", "power_average_window_ms", "counter_update_period_ms",
-                           "power_settle_ms", "gpus", "faults"});
+                          {"vendor", "amdsmi_version", "driver_version", "nvml_version", "state_file",
+                           "state_file_shared", "clock", "time_scale", "power_update_period_ms",
+                           "power_average_window_ms", "counter_update_period_ms", "power_settle_ms", "gpus",
+                           "faults"});
   Scenario scenario;
+  ReadVendor(root, &scenario);
   scenario.driver_version = std::string(kDefaultDriverVersion);
   scenario.nvml_version = std::string(kDefaultNvmlVersion);
   if (const Json* version = root.Find("driver_version")) {
@@ -155,6 +240,7 @@ Scenario ReadScenario(const Json& root_json) {
     if (scenario.time_scale <= 0.0) Fail("time_scale", fmt::format("must be greater than 0, got {}", Show(*scale)));
   }
   GpuDefaults defaults;
+  defaults.vendor = scenario.vendor;
   if (const Json* period = root.Find("power_update_period_ms")) {
     defaults.power_update_period_ns = ReadMillisAsNs(*period, "power_update_period_ms", 0.0, kMaxPeriodMs);
     if (*defaults.power_update_period_ns <= 0) Fail("power_update_period_ms", "must be greater than 0 ms");
@@ -182,6 +268,10 @@ Scenario ReadScenario(const Json& root_json) {
         Fail(ChildPath(ElementPath("gpus", i), "pci_bus_id"),
              fmt::format("\"{}\" is already used by gpus[{}]", gpu.pci_bus_id, j));
       }
+      if (scenario.vendor == Vendor::kAmd && scenario.gpus[j].kfd_node_id == gpu.kfd_node_id) {
+        Fail(ChildPath(ElementPath("gpus", i), "kfd_node_id"),
+             fmt::format("{} is already used by gpus[{}] (by default GPU i is node i + 1)", gpu.kfd_node_id, j));
+      }
     }
     scenario.gpus.push_back(std::move(gpu));
   }
@@ -189,7 +279,7 @@ Scenario ReadScenario(const Json& root_json) {
   if (const Json* faults = root.Find("faults")) {
     const Json& array = ReadArray(*faults, "faults", /*allow_empty=*/true);
     for (std::size_t i = 0; i < array.size(); ++i) {
-      scenario.faults.push_back(ReadFault(array[i], i, scenario.gpus.size()));
+      scenario.faults.push_back(ReadFault(array[i], i, scenario.gpus.size(), scenario.vendor));
     }
   }
   return scenario;

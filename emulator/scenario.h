@@ -29,6 +29,33 @@
 
 namespace zeus::emulator {
 
+// Whose GPUs a scenario emulates (its "vendor"), and so which face of the
+// emulator serves it: NVIDIA's through NVML (libzeus-nvml-emulator.so), AMD's
+// through AMD SMI (libzeus-amdsmi-emulator.so).
+enum class Vendor {
+  kNvidia,
+  kAmd,
+};
+
+// "nvidia" or "amd", as the scenario spells it.
+std::string_view VendorName(Vendor vendor);
+
+// What amdsmi_get_lib_version reports (scenario key "amdsmi_version").
+// The default is AMD SMI 24.7.0.0, the library of ROCm 6.3.
+struct AmdSmiVersion {
+  std::uint32_t year = 24;
+  std::uint32_t major = 7;
+  std::uint32_t minor = 0;
+  std::uint32_t release = 0;
+};
+
+// AMD SMI's energy counter unit when the scenario gives none
+// ("energy_counter_resolution_uj"): 2^-16 J = 15.259 µJ, the unit of the
+// energy accumulator in AMD's GPU metrics (rocm_smi_gpu_metrics.h: "Energy
+// (15.259uJ (2^-16) units)"). Note that the library itself reports a rounded
+// 15.3 as the resolution (rocm_smi.cc, kEnergyCounterResolution).
+inline constexpr double kDefaultEnergyCounterResolutionUj = 15.259;
+
 enum class ClockMode {
   kWall,    // emulated time = time_scale x CLOCK_MONOTONIC time since the epoch
   kManual,  // emulated time moves only through zeusEmulatorAdvanceTimeNs
@@ -91,7 +118,8 @@ struct GpuSpec {
   unsigned int pci_domain = 0;
   unsigned int pci_bus = 0;
   unsigned int pci_device = 0;
-  unsigned int architecture = 0;  // an NVML_DEVICE_ARCH_* value
+  unsigned int pci_function = 0;
+  unsigned int architecture = 0;  // an NVML_DEVICE_ARCH_* value (NVIDIA only)
 
   std::uint32_t min_limit_mw = 0;
   std::uint32_t max_limit_mw = 0;
@@ -138,6 +166,17 @@ struct GpuSpec {
   // ("processes" in the list).
   bool processes_supported = true;
 
+  // AMD GPUs only (vendor amd). The energy counter's unit, µJ, as the float
+  // amdsmi_get_energy_count reports: the accumulator is the counted energy
+  // in µJ divided by it, rounded down.
+  float energy_counter_resolution_uj = static_cast<float>(kDefaultEnergyCounterResolutionUj);
+  // The KFD topology node (amdsmi_kfd_info_t.node_id; HIP orders GPUs by it).
+  // Default: index + 1; distinct across the scenario's GPUs.
+  std::uint32_t kfd_node_id = 0;
+  // False: the die reports no power (the secondary die of a dual-die MI250):
+  // its socket power reads 0 and its energy accumulator stays 0.
+  bool reports_power = true;
+
   // Per-process accounting (nvml_emulator_processes.cc).
   std::vector<ScenarioProcess> processes;
   std::int64_t process_sample_period_ns = kDefaultProcessSamplePeriodNs;  // > 0
@@ -174,18 +213,21 @@ inline constexpr std::int64_t kDefaultPowerSettleNs = 100'000'000;
 bool IsGa100Name(std::string_view name);
 
 // One fault rule. A call matches when its function is `function` (or, for
-// nullopt, is any nvmlDevice* function) and, if `gpu` is set and the call
-// addresses a GPU, that GPU is `gpu`.
+// nullopt, is any device function: IsDeviceFunction) and, if `gpu` is set and
+// the call addresses a GPU, that GPU is `gpu`.
 //
 // A firing rule acts in this order: it waits `latency_ns` (wall time), then,
 // if `hang`, blocks until the test releases hung calls
 // (zeusEmulatorReleaseHungCalls), then returns `return_code`, or, if that is
-// NVML_SUCCESS (a pure latency/hang rule), lets the call do its work.
+// 0 (success, in both APIs: a pure latency/hang rule), lets the call do its
+// work.
 struct FaultSpec {
   std::optional<ApiFunction> function;  // nullopt: "*"
   std::optional<int> gpu;
-  // NVML_SUCCESS only for a rule with a latency or a hang.
-  nvmlReturn_t return_code = NVML_ERROR_UNKNOWN;
+  // A code of the function's API (the scenario vendor's for "*"): an
+  // nvmlReturn_t, or an amdsmi_status_t's bits as an int. 0 (success) only
+  // for a rule with a latency or a hang.
+  int return_code = NVML_ERROR_UNKNOWN;
   std::int64_t latency_ns = 0;  // >= 0, wall time
   bool hang = false;
   std::uint64_t after_calls = 0;                  // the first after_calls matching calls pass
@@ -195,6 +237,8 @@ struct FaultSpec {
 };
 
 struct Scenario {
+  Vendor vendor = Vendor::kNvidia;
+  AmdSmiVersion amdsmi_version;  // vendor amd only
   std::string driver_version;
   std::string nvml_version;
   std::string state_file;  // empty until resolved (see LoadScenarioFile)

@@ -2,10 +2,11 @@
 //
 // The scenario's gpus[] entries: ReadGpu (declared in scenario_internal.h)
 // and its steps (power limits, demand, identity and readings, clock lists,
-// timings) with their parts (architecture names, clock lists, PCI bus ids,
-// default UUIDs, the workload curve and the power schedule), and the defaults
-// that depend on the architecture (scenario.h: DefaultPowerAverageWindowNs,
-// DefaultCounterUpdatePeriodNs, IsGa100Name).
+// timings, the keys of one vendor's GPUs) with their parts (architecture
+// names, clock lists, PCI bus ids, default UUIDs, the workload curve and the
+// power schedule), and the defaults that depend on the architecture
+// (scenario.h: DefaultPowerAverageWindowNs, DefaultCounterUpdatePeriodNs,
+// IsGa100Name).
 
 #include <fmt/format.h>
 
@@ -14,10 +15,12 @@
 #include <cctype>
 #include <cmath>
 #include <functional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "device/amdsmi/amdsmi_abi.h"
 #include "scenario_internal.h"
 
 namespace zeus::emulator {
@@ -29,6 +32,15 @@ constexpr std::int64_t kCounterUpdatePeriodNs = 100'000'000;   // see DefaultCou
 constexpr std::array<unsigned int, 1> kDefaultMemoryClocksMhz = {1215};
 constexpr std::array<unsigned int, 13> kDefaultGraphicsClocksMhz = {1980, 1830, 1680, 1530, 1380, 1230, 1080,
                                                                     930,  780,  630,  480,  330,  210};
+// AMD GPUs: the window of average_socket_power. AMD documents none; 1 s (as
+// NVML's average on Ampere and newer) is the emulator's choice.
+constexpr std::int64_t kAmdAverageWindowNs = 1'000'000'000;
+constexpr double kMaxEnergyCounterResolutionUj = 1e6;
+// The keys of one vendor's GPUs only.
+constexpr std::array<std::string_view, 5> kNvidiaOnlyKeys = {"architecture", "memory_power_w", "module",
+                                                             "persistence_mode", "mig"};
+constexpr std::array<std::string_view, 3> kAmdOnlyKeys = {"energy_counter_resolution_uj", "kfd_node_id",
+                                                          "reports_power"};
 
 struct ArchitectureName {
   std::string_view name;
@@ -51,15 +63,22 @@ constexpr std::array kArchitectures = {
 namespace internal {
 namespace {
 
-// The "unsupported" list: names of optional queries the GPU refuses.
-void ReadUnsupported(const Json& value, const std::string& path, GpuSpec* gpu) {
+// The "unsupported" list: names of optional queries the GPU refuses. AMD
+// GPUs know only the first three.
+void ReadUnsupported(const Json& value, const std::string& path, Vendor vendor, GpuSpec* gpu) {
   const Json& array = ReadArray(value, path, /*allow_empty=*/true);
   constexpr std::array<std::string_view, 6> kKnown = {"instant_power", "average_power", "memory_power",
                                                       "temperature", "gpu_scope_power", "processes"};
+  constexpr std::array<std::string_view, 3> kNvmlOnly = {"memory_power", "gpu_scope_power", "processes"};
   for (std::size_t i = 0; i < array.size(); ++i) {
     const std::string element_path = ElementPath(path, i);
     if (!array[i].is_string()) Fail(element_path, fmt::format("expected a string, got {}", Show(array[i])));
     const std::string name = array[i].get<std::string>();
+    if (vendor == Vendor::kAmd && std::find(kNvmlOnly.begin(), kNvmlOnly.end(), name) != kNvmlOnly.end()) {
+      Fail(element_path, fmt::format("{} is an NVML query; AMD GPUs know only instant_power, average_power and "
+                                     "temperature",
+                                     Show(array[i])));
+    }
     if (name == "instant_power") {
       gpu->instant_power_supported = false;
     } else if (name == "average_power") {
@@ -118,6 +137,11 @@ std::vector<unsigned int> ReadClocks(const Json& value, const std::string& path)
   return clocks;
 }
 
+// The KFD node id: an integer, not AMD SMI's "N/A" (all ones).
+std::uint32_t ReadKfdNodeId(const Json& value, const std::string& path) {
+  return static_cast<std::uint32_t>(ReadIntegerIn(value, path, 0, AMDSMI_NOT_AVAILABLE_U32 - 1));
+}
+
 struct PciAddress {
   unsigned int domain, bus, device, function;
 };
@@ -146,17 +170,20 @@ void SetPciAddress(const PciAddress& pci, GpuSpec* gpu) {
   gpu->pci_domain = pci.domain;
   gpu->pci_bus = pci.bus;
   gpu->pci_device = pci.device;
+  gpu->pci_function = pci.function;
   gpu->pci_bus_id = fmt::format("{:08X}:{:02X}:{:02X}.{:X}", pci.domain, pci.bus, pci.device, pci.function);
   gpu->pci_bus_id_legacy =
       fmt::format("{:04X}:{:02X}:{:02X}.{:X}", pci.domain & 0xFFFFu, pci.bus, pci.device, pci.function);
 }
 
-std::string DefaultUuid(std::size_t index, const std::string& name) {
+// NVIDIA: "GPU-" and UUID-shaped hex; AMD: the UUID-shaped hex alone, as
+// AMD SMI reports UUIDs.
+std::string DefaultUuid(std::size_t index, const std::string& name, Vendor vendor) {
   const std::string seed = fmt::format("{}/{}", index, name);
   const std::uint64_t hi = Fnv1a64(seed);
   const std::uint64_t lo = Fnv1a64(fmt::format("zeus-emulator:{}", seed));
-  return fmt::format("GPU-{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xFFFFu, hi & 0xFFFFu, lo >> 48,
-                     lo & 0xFFFFFFFFFFFFull);
+  return fmt::format("{}{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", vendor == Vendor::kNvidia ? "GPU-" : "", hi >> 32,
+                     (hi >> 16) & 0xFFFFu, hi & 0xFFFFu, lo >> 48, lo & 0xFFFFFFFFFFFFull);
 }
 
 PowerModel ReadWorkload(const Json& value, const std::string& path) {
@@ -262,11 +289,17 @@ PowerModel ReadDemand(const ObjectReader& in) {
 
 // UUID and PCI address (derived from the index and name when absent), and
 // the optional readings and modes.
-void ReadIdentityAndReadings(const ObjectReader& in, std::size_t index, GpuSpec* gpu) {
+void ReadIdentityAndReadings(const ObjectReader& in, std::size_t index, Vendor vendor, GpuSpec* gpu) {
   gpu->uuid = in.Find("uuid") != nullptr ? ReadString(in.Require("uuid"), in.PathOf("uuid"), kMaxUuidLength)
-                                         : DefaultUuid(index, gpu->name);
+                                         : DefaultUuid(index, gpu->name, vendor);
   if (const Json* pci = in.Find("pci_bus_id")) {
-    SetPciAddress(ReadPciBusId(*pci, in.PathOf("pci_bus_id")), gpu);
+    const PciAddress address = ReadPciBusId(*pci, in.PathOf("pci_bus_id"));
+    if (vendor == Vendor::kAmd && address.device > 0x1F) {
+      // AMD SMI's BDF has 5 bits for the device.
+      Fail(in.PathOf("pci_bus_id"),
+           fmt::format("device {:02X} is above 1F, the largest PCI device number", address.device));
+    }
+    SetPciAddress(address, gpu);
   } else {
     SetPciAddress(PciAddress{0, static_cast<unsigned int>(index + 1) & 0xFFu, 0, 0}, gpu);
   }
@@ -344,17 +377,22 @@ void ReadThermal(const Json& value, const std::string& path, GpuSpec* gpu) {
   gpu->power.set_thermal(thermal);
 }
 
-void ReadClockLists(const ObjectReader& in, GpuSpec* gpu) {
-  if (const Json* clocks = in.Find("supported_memory_clocks_mhz")) {
-    gpu->memory_clocks_mhz = ReadClocks(*clocks, in.PathOf("supported_memory_clocks_mhz"));
-  } else {
-    gpu->memory_clocks_mhz.assign(kDefaultMemoryClocksMhz.begin(), kDefaultMemoryClocksMhz.end());
-  }
-  if (const Json* clocks = in.Find("supported_graphics_clocks_mhz")) {
-    gpu->graphics_clocks_mhz = ReadClocks(*clocks, in.PathOf("supported_graphics_clocks_mhz"));
-  } else {
-    gpu->graphics_clocks_mhz.assign(kDefaultGraphicsClocksMhz.begin(), kDefaultGraphicsClocksMhz.end());
-  }
+// The clock lists; on AMD GPUs at most AMDSMI_MAX_NUM_FREQUENCIES each (what
+// amdsmi_frequencies_t holds).
+void ReadClockLists(const ObjectReader& in, Vendor vendor, GpuSpec* gpu) {
+  auto read = [&](std::string_view key, std::vector<unsigned int>* out, auto defaults) {
+    if (const Json* clocks = in.Find(key)) {
+      *out = ReadClocks(*clocks, in.PathOf(key));
+      if (vendor == Vendor::kAmd && out->size() > AMDSMI_MAX_NUM_FREQUENCIES) {
+        Fail(in.PathOf(key), fmt::format("has {} clocks; AMD SMI reports at most {}", out->size(),
+                                         static_cast<int>(AMDSMI_MAX_NUM_FREQUENCIES)));
+      }
+    } else {
+      out->assign(defaults.begin(), defaults.end());
+    }
+  };
+  read("supported_memory_clocks_mhz", &gpu->memory_clocks_mhz, kDefaultMemoryClocksMhz);
+  read("supported_graphics_clocks_mhz", &gpu->graphics_clocks_mhz, kDefaultGraphicsClocksMhz);
 }
 
 // The sensor's update period and averaging window, the energy counter's
@@ -374,6 +412,8 @@ void ReadTimings(const ObjectReader& in, const GpuDefaults& defaults, GpuSpec* g
     gpu->power_average_window_ns = ReadMillisAsNs(*window, in.PathOf("power_average_window_ms"), 0.0, kMaxWindowMs);
   } else if (defaults.power_average_window_ns) {
     gpu->power_average_window_ns = *defaults.power_average_window_ns;
+  } else if (defaults.vendor == Vendor::kAmd) {
+    gpu->power_average_window_ns = kAmdAverageWindowNs;
   } else {
     gpu->power_average_window_ns = DefaultPowerAverageWindowNs(gpu->architecture, gpu->name);
   }
@@ -391,7 +431,37 @@ void ReadTimings(const ObjectReader& in, const GpuDefaults& defaults, GpuSpec* g
   }
 }
 
+// The keys of one vendor's GPUs: each key of the other vendor's is an error,
+// and the AMD keys are read.
+void ReadVendorKeys(const ObjectReader& in, std::size_t index, Vendor vendor, GpuSpec* gpu) {
+  const Vendor other = vendor == Vendor::kNvidia ? Vendor::kAmd : Vendor::kNvidia;
+  const std::span<const std::string_view> foreign =
+      other == Vendor::kAmd ? std::span<const std::string_view>(kAmdOnlyKeys) : kNvidiaOnlyKeys;
+  for (std::string_view key : foreign) {
+    if (in.Find(key) != nullptr) FailVendorKey(in.PathOf(key), other);
+  }
+  if (vendor != Vendor::kAmd) return;
+  gpu->kfd_node_id = static_cast<std::uint32_t>(index + 1);
+  if (const Json* node = in.Find("kfd_node_id")) gpu->kfd_node_id = ReadKfdNodeId(*node, in.PathOf("kfd_node_id"));
+  if (const Json* resolution = in.Find("energy_counter_resolution_uj")) {
+    const std::string path = in.PathOf("energy_counter_resolution_uj");
+    const double uj = ReadNumberIn(*resolution, path, 0.0, kMaxEnergyCounterResolutionUj, " µJ");
+    if (!(uj > 0.0)) Fail(path, fmt::format("must be greater than 0 µJ, got {}", Show(*resolution)));
+    gpu->energy_counter_resolution_uj = static_cast<float>(uj);
+  }
+  if (const Json* reports = in.Find("reports_power")) {
+    gpu->reports_power = ReadBool(*reports, in.PathOf("reports_power"));
+  }
+}
+
 }  // namespace
+
+[[noreturn]] void FailVendorKey(const std::string& path, Vendor vendor) {
+  const Vendor other = vendor == Vendor::kNvidia ? Vendor::kAmd : Vendor::kNvidia;
+  Fail(path, fmt::format("is only for {} GPUs, and this scenario's vendor is \"{}\"{}",
+                         vendor == Vendor::kNvidia ? "NVIDIA" : "AMD", VendorName(other),
+                         other == Vendor::kNvidia ? " (the default; set \"vendor\": \"amd\" for AMD GPUs)" : ""));
+}
 
 GpuSpec ReadGpu(const Json& value, std::size_t index, const GpuDefaults& defaults) {
   const ObjectReader in(value, ElementPath("gpus", index),
@@ -424,18 +494,28 @@ GpuSpec ReadGpu(const Json& value, std::size_t index, const GpuDefaults& default
                          "energy_counter_rate",
                          "thermal",
                          "processes",
-                         "process_sample_period_ms"});
+                         "process_sample_period_ms",
+                         "energy_counter_resolution_uj",
+                         "kfd_node_id",
+                         "reports_power"});
+  const Vendor vendor = defaults.vendor;
   GpuSpec gpu;
+  ReadVendorKeys(in, index, vendor, &gpu);
   gpu.name = ReadString(in.Require("name"), in.PathOf("name"), kMaxNameLength);
-  gpu.architecture = ReadArchitecture(in.Require("architecture"), in.PathOf("architecture"));
+  if (vendor == Vendor::kNvidia) {
+    gpu.architecture = ReadArchitecture(in.Require("architecture"), in.PathOf("architecture"));
+  }
   ReadPowerLimits(in, &gpu);
-  gpu.energy_counter = ReadBool(in.Require("energy_counter"), in.PathOf("energy_counter"));
+  // AMD GPUs: optional, as every Instinct GPU has an energy counter.
+  gpu.energy_counter = vendor == Vendor::kAmd && in.Find("energy_counter") == nullptr
+                           ? true
+                           : ReadBool(in.Require("energy_counter"), in.PathOf("energy_counter"));
   gpu.power = ReadDemand(in);
-  ReadIdentityAndReadings(in, index, &gpu);
-  ReadClockLists(in, &gpu);
+  ReadIdentityAndReadings(in, index, vendor, &gpu);
+  ReadClockLists(in, vendor, &gpu);
   ReadTimings(in, defaults, &gpu);
   if (const Json* unsupported = in.Find("unsupported")) {
-    ReadUnsupported(*unsupported, in.PathOf("unsupported"), &gpu);
+    ReadUnsupported(*unsupported, in.PathOf("unsupported"), vendor, &gpu);
   }
   if (const Json* module = in.Find("module")) gpu.module = ReadModule(*module, in.PathOf("module"));
   if (!gpu.gpu_scope_power_supported && !gpu.module) {

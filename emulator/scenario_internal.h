@@ -131,14 +131,19 @@ Json ParseJson(std::string_view text);
 
 // Scenario-wide values that GPUs inherit.
 struct GpuDefaults {
+  Vendor vendor = Vendor::kNvidia;  // decides which GPU keys are valid
   std::optional<std::int64_t> power_update_period_ns;
   std::optional<std::int64_t> power_average_window_ns;
   std::optional<std::int64_t> counter_update_period_ns;
   std::optional<std::int64_t> power_settle_ns;
 };
 
+// Fails at `path` (a key) because the key is only for `vendor`'s GPUs and
+// the scenario's vendor is the other one.
+[[noreturn]] void FailVendorKey(const std::string& path, Vendor vendor);
+
 // Reads gpus[index] (scenario_gpu.cc), filling in defaults from `defaults`
-// and then from the architecture.
+// and then from the architecture (NVIDIA) or the AMD defaults.
 GpuSpec ReadGpu(const Json& value, std::size_t index, const GpuDefaults& defaults);
 
 // Reads a GPU's "processes" and "process_sample_period_ms"

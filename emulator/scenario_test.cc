@@ -13,6 +13,8 @@
 #include <optional>
 #include <string>
 
+#include "device/amdsmi/amdsmi_abi.h"
+
 namespace zeus::emulator {
 namespace {
 
@@ -364,6 +366,153 @@ TEST(EmulatorParseScenarioTest, LatencyAndHangFaults) {
 TEST(EmulatorParseScenarioTest, ReturnCodesAcceptPrefixAndCase) {
   const Scenario s = ParseOk(WithGpus(Gpu(), R"("faults": [{"function": "*", "return": "nvml_error_gpu_is_lost"}], )"));
   EXPECT_EQ(s.faults[0].return_code, NVML_ERROR_GPU_IS_LOST);
+}
+
+// ---- AMD GPUs (vendor "amd") -----------------------------------------------------------------
+
+// A valid AMD GPU object with `extra` spliced in.
+std::string AmdGpu(const std::string& extra = "") {
+  return R"({"name": "AMD Instinct MI300X", "min_power_limit_w": 200, "max_power_limit_w": 750,
+             "default_power_limit_w": 750, "power_w": 600)" +
+         extra + "}";
+}
+
+std::string WithAmdGpus(const std::string& gpus, const std::string& top = "") {
+  return WithGpus(gpus, R"("vendor": "amd", )" + top);
+}
+
+TEST(EmulatorParseScenarioAmdTest, VendorAndAmdDefaults) {
+  EXPECT_EQ(ParseOk(WithGpus(Gpu())).vendor, Vendor::kNvidia);
+  EXPECT_EQ(ParseOk(WithGpus(Gpu(), R"("vendor": "NVIDIA", )")).vendor, Vendor::kNvidia);
+  const Scenario s = ParseOk(WithAmdGpus(AmdGpu() + "," + AmdGpu()));
+  EXPECT_EQ(s.vendor, Vendor::kAmd);
+  EXPECT_EQ(s.amdsmi_version.year, 24u);
+  EXPECT_EQ(s.amdsmi_version.major, 7u);
+  const GpuSpec& g = s.gpus[1];
+  EXPECT_EQ(g.kfd_node_id, 2u);  // index + 1
+  EXPECT_EQ(g.energy_counter_resolution_uj, 15.259f);
+  EXPECT_TRUE(g.reports_power);
+  EXPECT_TRUE(g.energy_counter);  // optional for AMD GPUs
+  EXPECT_EQ(g.power_average_window_ns, 1000 * kMs);
+  EXPECT_EQ(g.counter_update_period_ns, 100 * kMs);
+  EXPECT_THAT(g.uuid, MatchesRegex("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"));
+  EXPECT_EQ(ParseError(WithGpus(Gpu(), R"("vendor": "intel", )")),
+            R"(vendor: expected "nvidia" or "amd", got "intel")");
+}
+
+TEST(EmulatorParseScenarioAmdTest, AmdKeys) {
+  const Scenario s = ParseOk(WithAmdGpus(
+      AmdGpu(R"(, "kfd_node_id": 7, "energy_counter_resolution_uj": 1.5, "reports_power": false,
+             "energy_counter": false, "pci_bus_id": "0000:C1:1F.3", "unsupported": ["instant_power"])"),
+      R"("amdsmi_version": "24.6.1.2", )"));
+  const GpuSpec& g = s.gpus[0];
+  EXPECT_EQ(g.kfd_node_id, 7u);
+  EXPECT_EQ(g.energy_counter_resolution_uj, 1.5f);
+  EXPECT_FALSE(g.reports_power);
+  EXPECT_FALSE(g.energy_counter);
+  EXPECT_FALSE(g.instant_power_supported);
+  EXPECT_EQ(g.pci_function, 3u);
+  EXPECT_EQ(s.amdsmi_version.major, 6u);
+  EXPECT_EQ(s.amdsmi_version.minor, 1u);
+  EXPECT_EQ(s.amdsmi_version.release, 2u);
+  EXPECT_EQ(ParseOk(WithAmdGpus(AmdGpu(), R"("amdsmi_version": "24.6.0", )")).amdsmi_version.release, 0u);
+}
+
+TEST(EmulatorParseScenarioAmdTest, AmdKeyErrors) {
+  auto gpu_error = [](const std::string& extra) { return ParseError(WithAmdGpus(AmdGpu(extra))); };
+  EXPECT_EQ(gpu_error(R"(, "kfd_node": 1)"), R"(gpus[0]: unknown key "kfd_node")");
+  EXPECT_EQ(gpu_error(R"(, "kfd_node_id": -1)"), "gpus[0].kfd_node_id: must be between 0 and 4294967294, got -1");
+  EXPECT_EQ(gpu_error(R"(, "kfd_node_id": 4294967295)"),
+            "gpus[0].kfd_node_id: must be between 0 and 4294967294, got 4294967295");
+  EXPECT_EQ(gpu_error(R"(, "energy_counter_resolution_uj": 0)"),
+            "gpus[0].energy_counter_resolution_uj: must be greater than 0 µJ, got 0");
+  EXPECT_THAT(gpu_error(R"(, "energy_counter_resolution_uj": "15")"),
+              StartsWith("gpus[0].energy_counter_resolution_uj: expected a number"));
+  EXPECT_EQ(gpu_error(R"(, "reports_power": 0)"), "gpus[0].reports_power: expected true or false, got 0");
+  EXPECT_EQ(gpu_error(R"(, "unsupported": ["memory_power"])"),
+            R"(gpus[0].unsupported[0]: "memory_power" is an NVML query; AMD GPUs know only instant_power, )"
+            R"(average_power and temperature)");
+  EXPECT_EQ(gpu_error(R"(, "pci_bus_id": "0000:C1:20.0")"),
+            "gpus[0].pci_bus_id: device 20 is above 1F, the largest PCI device number");
+  std::string clocks = "[";
+  for (int mhz = 100; mhz <= 3400; mhz += 100) clocks += std::to_string(mhz) + (mhz < 3400 ? "," : "]");
+  EXPECT_EQ(gpu_error(R"(, "supported_graphics_clocks_mhz": )" + clocks),
+            "gpus[0].supported_graphics_clocks_mhz: has 34 clocks; AMD SMI reports at most 33");
+  EXPECT_EQ(ParseError(WithAmdGpus(AmdGpu() + "," + AmdGpu(R"(, "kfd_node_id": 1)"))),
+            "gpus[1].kfd_node_id: 1 is already used by gpus[0] (by default GPU i is node i + 1)");
+  for (const std::string version : {"24.6", "24.6.0.1.2", "a.b.c", "24..0", "24.6.0."}) {
+    EXPECT_THAT(ParseError(WithAmdGpus(AmdGpu(), R"("amdsmi_version": ")" + version + R"(", )")),
+                StartsWith(R"(amdsmi_version: expected a version like "24.7.0")"))
+        << version;
+  }
+}
+
+TEST(EmulatorParseScenarioAmdTest, EachVendorsKeysAreErrorsForTheOther) {
+  for (const std::string key : {R"("kfd_node_id": 1)", R"("energy_counter_resolution_uj": 1)",
+                                R"("reports_power": true)"}) {
+    EXPECT_THAT(ParseError(WithGpus(Gpu(", " + key))),
+                MatchesRegex(R"(gpus\[0\]\.[a-z_]+: is only for AMD GPUs, and this scenario's vendor is "nvidia" )"
+                             R"(\(the default; set "vendor": "amd" for AMD GPUs\))"))
+        << key;
+  }
+  EXPECT_EQ(ParseError(WithGpus(Gpu(), R"("amdsmi_version": "24.7.0", )")),
+            R"(amdsmi_version: is only for AMD GPUs, and this scenario's vendor is "nvidia" (the default; set )"
+            R"("vendor": "amd" for AMD GPUs))");
+  for (const std::string key : {R"("architecture": "hopper")", R"("mig": false)", R"("persistence_mode": true)",
+                                R"("memory_power_w": 10)", R"("module": {"cpu_power_w": 1})"}) {
+    EXPECT_THAT(ParseError(WithAmdGpus(AmdGpu(", " + key))),
+                MatchesRegex(R"(gpus\[0\]\.[a-z_]+: is only for NVIDIA GPUs, and this scenario's vendor is "amd")"))
+        << key;
+  }
+  EXPECT_EQ(ParseError(WithAmdGpus(AmdGpu(), R"("nvml_version": "12", )")),
+            R"(nvml_version: is only for NVIDIA GPUs, and this scenario's vendor is "amd")");
+  EXPECT_EQ(ParseError(WithAmdGpus(AmdGpu(), R"("driver_version": "6.8", )")),
+            R"(driver_version: is only for NVIDIA GPUs, and this scenario's vendor is "amd")");
+}
+
+TEST(EmulatorParseScenarioAmdTest, FaultRulesNameAmdSmiFunctionsAndCodes) {
+  const Scenario s = ParseOk(WithAmdGpus(AmdGpu(), R"("faults": [
+      {"function": "amdsmi_get_power_info", "gpu": 0, "return": "AMDSMI_STATUS_NOT_FOUND"},
+      {"function": "*", "return": "no_perm"},
+      {"function": "amdsmi_get_energy_count", "return": 4294967295},
+      {"function": "amdsmi_get_lib_version", "latency_ms": 5}], )"));
+  ASSERT_EQ(s.faults.size(), 4u);
+  EXPECT_EQ(s.faults[0].function, ApiFunction::amdsmi_get_power_info);
+  EXPECT_EQ(s.faults[0].return_code, static_cast<int>(AMDSMI_STATUS_NOT_FOUND));
+  EXPECT_EQ(s.faults[1].return_code, static_cast<int>(AMDSMI_STATUS_NO_PERM));
+  EXPECT_EQ(static_cast<amdsmi_status_t>(s.faults[2].return_code), AMDSMI_STATUS_UNKNOWN_ERROR);
+  EXPECT_EQ(s.faults[3].return_code, 0);
+
+  auto nvidia_fault = [](const std::string& fault) {
+    return ParseError(WithGpus(Gpu(), R"("faults": [)" + fault + "], "));
+  };
+  auto amd_fault = [](const std::string& fault) {
+    return ParseError(WithAmdGpus(AmdGpu(), R"("faults": [)" + fault + "], "));
+  };
+  EXPECT_EQ(amd_fault(R"({"function": "amdsmi_get_power_info", "return": "NVML_ERROR_GPU_IS_LOST"})"),
+            R"(faults[0].return: "NVML_ERROR_GPU_IS_LOST" is an NVML return code, but amdsmi_get_power_info is an )"
+            R"(AMD SMI function; name an AMD SMI status)");
+  EXPECT_EQ(amd_fault(R"({"function": "amdsmi_get_power_info", "return": "GPU_IS_LOST"})"),
+            R"(faults[0].return: "GPU_IS_LOST" is an NVML return code, but amdsmi_get_power_info is an AMD SMI )"
+            R"(function; name an AMD SMI status)");
+  EXPECT_EQ(amd_fault(R"({"function": "*", "return": "NVML_ERROR_UNKNOWN"})"),
+            R"(faults[0].return: "NVML_ERROR_UNKNOWN" is an NVML return code, but this "*" rule matches the AMD )"
+            R"(SMI functions of this scenario's GPUs; name an AMD SMI status)");
+  EXPECT_EQ(amd_fault(R"({"function": "amdsmi_get_power_info", "return": "NOPE"})"),
+            R"(faults[0].return: unknown AMD SMI status "NOPE")");
+  EXPECT_EQ(amd_fault(R"({"function": "amdsmi_get_power_info", "return": "SUCCESS"})"),
+            R"(faults[0].return: SUCCESS is not a fault; name an error code such as "UNKNOWN")");
+  EXPECT_EQ(amd_fault(R"({"function": "amdsmi_init", "return": "BUSY"})"),
+            "faults[0].function: amdsmi_init cannot be faulted");
+  EXPECT_EQ(amd_fault(R"({"function": "nvmlDeviceGetPowerUsage", "return": "UNKNOWN"})"),
+            R"(faults[0].function: nvmlDeviceGetPowerUsage is an NVML function, but this scenario's GPUs )"
+            R"((vendor "amd") are served by AMD SMI)");
+  EXPECT_EQ(nvidia_fault(R"({"function": "nvmlDeviceGetPowerUsage", "return": "AMDSMI_STATUS_NOT_FOUND"})"),
+            R"(faults[0].return: "AMDSMI_STATUS_NOT_FOUND" is an AMD SMI status, but nvmlDeviceGetPowerUsage is an )"
+            R"(NVML function; name an NVML return code)");
+  EXPECT_EQ(nvidia_fault(R"({"function": "amdsmi_get_power_info", "return": "NOT_FOUND"})"),
+            R"(faults[0].function: amdsmi_get_power_info is an AMD SMI function, but this scenario's GPUs )"
+            R"((vendor "nvidia") are served by NVML)");
 }
 
 class EmulatorLoadScenarioFileTest : public ::testing::Test {

@@ -55,7 +55,7 @@ int RunExporter(const ExporterFlags& flags) {
     ready = std::make_unique<OutputFile>(std::move(*file));
   }
   // No NVIDIA driver is not an error: the CPUs are still exported.
-  const device::NvmlLibraryChoice library = device::ChooseNvmlLibrary();
+  const device::GpuLibraryChoice library = device::ChooseNvmlLibrary();
   std::unique_ptr<device::GpuSet> gpus;
   // Not the counter check: its calls run on this thread, outside the
   // per-GPU workers that give a hung driver call a deadline, so one hung GPU

@@ -193,22 +193,30 @@ std::string PowerScopeNote(const json& scope) {
 void PrintText(const json& info) {
   fmt::print("Zeus {}\n\n", info["version"].get<std::string>());
   const json& driver = info["driver"];
+  const bool amd = driver["vendor"] == "amd";
   if (!driver["available"].get<bool>()) {
-    fmt::print("NVIDIA driver: none. {}\n", driver["error"].get<std::string>());
+    fmt::print("GPU driver: none. {}\n", driver["error"].get<std::string>());
+  } else if (amd) {
+    fmt::print("AMD GPUs: AMD SMI {} (from {})\n", Fmt(driver["version"]), driver["amdsmi_library"].get<std::string>());
   } else {
     fmt::print("NVIDIA driver: {} (NVML from {})\n", Fmt(driver["version"]), driver["nvml_library"].get<std::string>());
+  }
+  if (driver["available"].get<bool>()) {
     fmt::print("GPUs: {}\n", info["gpus"].size());
     for (const json& g : info["gpus"]) {
       fmt::print("  GPU {}: {} ({})\n", g["index"].get<std::size_t>(), Fmt(g["name"]), Fmt(g["architecture"]));
       fmt::print("    UUID             {}\n", Fmt(g["uuid"]));
       fmt::print("    PCI bus id       {}\n", Fmt(g["pci_bus_id"]));
-      fmt::print("    NVML index       {}\n", g["nvml_index"].get<unsigned>());
+      fmt::print("    {} index       {}\n", amd ? "HIP " : "NVML", g["nvml_index"].get<unsigned>());
       fmt::print("    Power limit      {} (default {}, min {}, max {}, enforced {})\n", Fmt(g["power_limit_w"], " W"),
                  Fmt(g["default_power_limit_w"], " W"), Fmt(g["min_power_limit_w"], " W"),
                  Fmt(g["max_power_limit_w"], " W"), Fmt(g["enforced_power_limit_w"], " W"));
       fmt::print("    Power now        {}{}\n", Fmt(g["power_w"], " W"), PowerScopeNote(g["power_scope"]));
       fmt::print("    Energy counter   {}\n",
-                 g["energy_counter"].get<bool>() ? "yes" : "no (pre-Volta: energy is integrated from power samples)");
+                 g["energy_counter"].get<bool>() ? "yes"
+                 : amd && g["power_w"].is_null() ? "no (this GPU reports neither power nor energy of its own)"
+                 : amd                           ? "no (energy is integrated from power samples)"
+                                                 : "no (pre-Volta: energy is integrated from power samples)");
       const json& check = g["energy_counter_check"];
       if (check.is_object()) {
         fmt::print("    Counter check    {}: {}\n", check["verdict"].get<std::string>(), check["detail"].get<std::string>());
@@ -235,8 +243,9 @@ void PrintText(const json& info) {
   fmt::print("  GPU power limits, persistence mode, locked clocks: {}\n",
              priv["can_change_gpu_settings"].get<bool>()
                  ? "yes"
-                 : "no (NVML needs root or CAP_SYS_ADMIN: run with sudo, or in a container add the "
-                   "capability: docker run --cap-add SYS_ADMIN)");
+                 : amd ? "no (AMD SMI needs root: run with sudo, or through zeusd serve --gpu-backend amdsmi)"
+                       : "no (NVML needs root or CAP_SYS_ADMIN: run with sudo, or in a container add the "
+                         "capability: docker run --cap-add SYS_ADMIN)");
   // The reason is each package's own (permission, a missing file, garbage),
   // printed above with it.
   std::size_t unreadable = 0;
@@ -293,7 +302,7 @@ int RunInfo(bool as_json, bool check_counters) {
   std::vector<std::string> problems;
 
   // A library named explicitly must load; the system driver may be absent.
-  const device::NvmlLibraryChoice library = device::ChooseNvmlLibrary();
+  const device::GpuLibraryChoice library = device::ChooseNvmlLibrary();
   device::GpuOptions gpu_options;
   gpu_options.allow_mig = true;  // list MIG-mode GPUs rather than refuse them
   gpu_options.check_energy_counters = false;  // checked below, to be shown
@@ -307,14 +316,19 @@ int RunInfo(bool as_json, bool check_counters) {
       return ExitCodeFor(e.code());
     }
     driver["available"] = false;
+    driver["vendor"] = nullptr;
     driver["error"] = e.message();
     driver["version"] = nullptr;
     driver["nvml_library"] = nullptr;
+    driver["amdsmi_library"] = nullptr;
   } else {
+    const bool amd = (*gpus)->vendor() == device::GpuVendor::kAmd;
     driver["available"] = true;
+    driver["vendor"] = std::string(device::GpuVendorName((*gpus)->vendor()));
     driver["error"] = nullptr;
     driver["version"] = (*gpus)->driver_version().empty() ? json(nullptr) : json((*gpus)->driver_version());
-    driver["nvml_library"] = library.path;
+    driver["nvml_library"] = amd ? json(nullptr) : json(library.path);
+    driver["amdsmi_library"] = amd ? json(device::ChooseAmdSmiLibrary().path) : json(nullptr);
     for (std::size_t i = 0; i < (*gpus)->size(); ++i) {
       info["gpus"].push_back(CollectGpu((*gpus)->gpu(i), i, problems));
       info["gpus"][i]["energy_counter_check"] = nullptr;

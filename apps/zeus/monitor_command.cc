@@ -70,7 +70,7 @@ Result<Devices> OpenDevices(const MonitorFlags& flags) {
     }
     return d;
   }
-  const device::NvmlLibraryChoice library = device::ChooseNvmlLibrary();
+  const device::GpuLibraryChoice library = device::ChooseNvmlLibrary();
   auto gpus = device::OpenGpus();
   if (!gpus) {
     if (!device::MayContinueWithoutGpus(gpus.error(), library) || flags.gpus_given) {

@@ -54,6 +54,8 @@ struct ServeFlags {
   std::string gpu_command_overrides;
   std::string signing_key_path;
   std::string nvml_library;
+  std::string amdsmi_library;
+  std::string gpu_backend = "auto";
   std::string powercap_root;
 };
 
@@ -161,7 +163,7 @@ Result<zeusd::DaemonOptions> MakeDaemonOptions(const ServeFlags& flags, const Se
 
 // /metrics exports the GPUs, and the CPUs only when cpu-read is enabled too
 // (RAPL counters are root-only on the host; exposing them is cpu-read's call).
-// Null when no group needs GPUs, or when the driver's NVML is absent.
+// Null when no group needs GPUs, or when no driver of the chosen backend is present.
 Result<std::unique_ptr<device::GpuSet>> OpenDaemonGpus(const ServeFlags& flags,
                                                        const std::vector<zeusd::ApiGroup>& groups) {
   if (!Has(groups, zeusd::ApiGroup::kGpuControl) && !Has(groups, zeusd::ApiGroup::kGpuRead) &&
@@ -169,20 +171,46 @@ Result<std::unique_ptr<device::GpuSet>> OpenDaemonGpus(const ServeFlags& flags,
     return std::unique_ptr<device::GpuSet>();
   }
   device::GpuOptions gpu_options;
-  const device::NvmlLibraryChoice library = device::ChooseNvmlLibrary(flags.nvml_library);
+  const device::GpuLibraryChoice library = device::ChooseNvmlLibrary(flags.nvml_library);
   gpu_options.nvml_library = library.path;
+  if (!flags.amdsmi_library.empty()) gpu_options.amdsmi_library = flags.amdsmi_library;
   gpu_options.cuda_visible_devices = std::nullopt;  // unset above: every GPU
   // Not the counter check: its calls run on this thread, outside the
   // per-GPU workers that give a hung driver call a deadline, so one hung GPU
   // would keep the daemon from starting.
   gpu_options.check_energy_counters = false;
-  auto opened = device::OpenGpus(gpu_options);
-  if (opened) return std::move(*opened);
-  if (device::MayContinueWithoutGpus(opened.error(), library)) {
-    std::fprintf(stderr, "zeusd: no GPUs: %s\n", opened.error().message().c_str());
+  // A named library must load; an absent system one means no GPUs of it.
+  std::string absent;  // why each vendor has no GPUs, for one line at the end
+  auto open = [&](device::GpuVendor vendor, bool named) -> Result<std::unique_ptr<device::GpuSet>> {
+    gpu_options.vendor = vendor;
+    auto opened = device::OpenGpus(gpu_options);
+    if (opened || named || opened.error().code() != ErrorCode::kUnavailable) return opened;
+    absent += absent.empty() ? opened.error().message() : "; " + opened.error().message();
     return std::unique_ptr<device::GpuSet>();
+  };
+  auto report_absent = [&](Result<std::unique_ptr<device::GpuSet>> chosen) {
+    if (chosen && *chosen == nullptr) std::fprintf(stderr, "zeusd: no GPUs: %s\n", absent.c_str());
+    return chosen;
+  };
+  const bool nvml_named = library.named_explicitly;
+  const bool amdsmi_named = !flags.amdsmi_library.empty();
+  if (flags.gpu_backend == "nvml") return report_absent(open(device::GpuVendor::kNvidia, nvml_named));
+  if (flags.gpu_backend == "amdsmi") return report_absent(open(device::GpuVendor::kAmd, amdsmi_named));
+  // auto: probe both, as Zeus's daemon does; GPUs of both kinds is an error.
+  auto nvidia = open(device::GpuVendor::kNvidia, nvml_named);
+  if (!nvidia) return nvidia;
+  auto amd = open(device::GpuVendor::kAmd, amdsmi_named);
+  if (!amd) return amd;
+  const bool has_nvidia = *nvidia != nullptr && !(*nvidia)->empty();
+  const bool has_amd = *amd != nullptr && !(*amd)->empty();
+  if (has_nvidia && has_amd) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "both NVIDIA and AMD GPUs were found; one zeusd serves one vendor: choose with --gpu-backend nvml "
+                "or --gpu-backend amdsmi (and run a second zeusd for the other)");
   }
-  return Fail(opened.error());
+  if (has_amd) return amd;
+  if (*nvidia != nullptr) return nvidia;
+  return report_absent(std::move(amd));
 }
 
 // Null unless cpu-read is enabled.
@@ -292,7 +320,8 @@ int RunServe(const ServeFlags& flags) {
 
   // The caller's environment chooses nothing for a root daemon.
   device::ClearDeviceEnvironment();
-  if (flags.nvml_library.empty()) ::unsetenv("ZEUS_EMULATOR_CONFIG");
+  if (flags.nvml_library.empty() && flags.amdsmi_library.empty()) ::unsetenv("ZEUS_EMULATOR_CONFIG");
+  if (flags.amdsmi_library.empty()) ::unsetenv("ZEUS_AMDSMI_EMULATOR_CONFIG");
 
   auto overrides = LoadOverrides(flags);
   if (!overrides) return ExitWith(overrides.error());
@@ -349,6 +378,13 @@ void RegisterServeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--nvml-library", flags->nvml_library,
                   "NVML library to load (default: the driver's libnvidia-ml.so.1; ZEUS_NVML_LIBRARY is ignored, "
                   "ZEUS_EMULATOR_CONFIG honoured only with this flag)");
+  cmd->add_option("--amdsmi-library", flags->amdsmi_library,
+                  "AMD SMI library to load (default: ROCm's libamd_smi.so; ZEUS_AMDSMI_LIBRARY is ignored, the "
+                  "emulator's configuration honoured only with this flag)");
+  cmd->add_option("--gpu-backend", flags->gpu_backend,
+                  "Whose GPUs to serve: nvml (NVIDIA), amdsmi (AMD), or auto (probe both; an error if both have "
+                  "GPUs; neither: no GPUs)")
+      ->check(CLI::IsMember({"auto", "nvml", "amdsmi"}));
   cmd->add_option("--powercap-root", flags->powercap_root,
                   "powercap root for RAPL (default /zeus_sys/class/powercap if present, else /sys/class/powercap)");
   cmd->callback([flags, exit_code] { *exit_code = RunServe(*flags); });

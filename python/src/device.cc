@@ -73,7 +73,10 @@ void RegisterGpuIdentity(GpusClass& gpus) {
       .def("__len__", [](const NativeGpus& self) { return self.set->size(); })
       .def_property_readonly("driver_version", [](const NativeGpus& self) { return self.set->driver_version(); })
       .def_property_readonly("emulated", [](const NativeGpus& self) { return self.set->driver_clock() != nullptr; },
-                             "Whether these GPUs are the NVML emulator's.")
+                             "Whether these GPUs are the emulator's (NVML or AMD SMI).")
+      .def_property_readonly(
+          "vendor", [](const NativeGpus& self) { return std::string(device::GpuVendorName(self.set->vendor())); },
+          "\"nvidia\" or \"amd\".")
       .def_property_readonly("supports_nonblocking_setters", [](const NativeGpus&) { return false; })
       .def("get_name", [](const NativeGpus& s, std::size_t i) { return GpuRead(s, i, [](auto& g) { return g.Name(); }); })
       .def("get_uuid", [](const NativeGpus& s, std::size_t i) { return GpuRead(s, i, [](auto& g) { return g.Uuid(); }); })
@@ -331,16 +334,27 @@ void RegisterDevice(py::module_& m) {
 
   sub.def(
       "open_gpus",
-      []() {
-        auto opened = [] {
+      [](std::optional<std::string> vendor) {
+        device::GpuOptions options;
+        if (vendor && *vendor == "nvidia") {
+          options.vendor = device::GpuVendor::kNvidia;
+        } else if (vendor && *vendor == "amd") {
+          options.vendor = device::GpuVendor::kAmd;
+        } else if (vendor) {
+          throw py::value_error("vendor must be \"nvidia\", \"amd\" or None (ZEUS_GPU_VENDOR, else auto)");
+        }
+        auto opened = [&options] {
           ReleaseGil release;
-          return device::OpenGpus();
+          return device::OpenGpus(options);
         }();
         auto out = std::make_shared<NativeGpus>();
         out->set = Unwrap(std::move(opened), ErrorDomain::kGpu);
         return out;
       },
-      "Opens the visible GPUs (CUDA_VISIBLE_DEVICES applied). No driver: ZeusGPUInitError.");
+      py::arg("vendor") = py::none(),
+      "Opens the visible GPUs (CUDA_VISIBLE_DEVICES, on AMD also HIP_VISIBLE_DEVICES and ROCR_VISIBLE_DEVICES "
+      "applied) of `vendor` (None: ZEUS_GPU_VENDOR, else NVIDIA where NVML has GPUs, else AMD). No driver: "
+      "ZeusGPUInitError.");
 
   RegisterCpus(sub);
   RegisterSoc(sub);

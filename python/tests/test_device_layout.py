@@ -100,6 +100,8 @@ def test_zeus_import_paths_import(tmp_path) -> None:
         assert Same is ZeusSoCInitError and issubclass(ZeusSoCInitError, ZeusBaseSoCError)
         assert issubclass(NVIDIAGPUs, GPUs) and issubclass(NVIDIAGPU, GPU) and issubclass(RAPLCPUs, CPUs)
         assert issubclass(JetsonMeasurement, SoCMeasurement) and issubclass(Jetson, SoC)
+        from zeus.device.gpu.amd import AMDGPU, AMDGPUs
+        assert issubclass(AMDGPUs, GPUs) and issubclass(AMDGPU, GPU)
         try:
             importlib.import_module("zeus.device.gpu.amd")
             amd = "present"
@@ -107,7 +109,7 @@ def test_zeus_import_paths_import(tmp_path) -> None:
             amd = "absent"
         print(json.dumps({"amd": amd, "get_cpus": zeus.device.cpu.get_cpus is get_cpus}))
     """, tmp_path)
-    assert out == {"amd": "absent", "get_cpus": True}
+    assert out == {"amd": "present", "get_cpus": True}
 
 
 def test_gpus_are_zeus_classes_with_deprecated_aliases(tmp_path) -> None:

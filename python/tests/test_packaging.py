@@ -211,3 +211,14 @@ def test_installed_component_is_an_importable_package(tmp_path: Path, env: dict[
                               cwd=tmp_path)
     assert imported.returncode == 0, imported.stderr
     assert imported.stdout.split() == [str(site / "zeus" / "__init__.py"), project_version()]
+
+
+def test_an_amd_scenario_selects_the_amd_smi_face() -> None:
+    assert {"mi300x", "mi250"} <= set(zeus.emulator.scenarios())
+    env = zeus.emulator.environment("mi300x")
+    assert env == {
+        "ZEUS_GPU_VENDOR": "amd",
+        "ZEUS_AMDSMI_LIBRARY": str(zeus.emulator.library_path("amd")),
+        "ZEUS_AMDSMI_EMULATOR_CONFIG": str(zeus.emulator.scenario_path("mi300x")),
+    }
+    assert zeus.emulator.library_path("amd").name == "libzeus-amdsmi-emulator.so"

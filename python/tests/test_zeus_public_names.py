@@ -28,6 +28,7 @@ EXPECTED: dict[str, list[str]] = {
     # F10, F11: the device layer's entry points.
     "zeus.device": ["get_gpus", "get_cpus"],
     "zeus.device.gpu": ["get_gpus"],
+    "zeus.device.gpu.amd": ["AMDGPU", "AMDGPUs"],
     "zeus.device.cpu": ["get_cpus"],
     # F13: the power-limit optimizer.
     "zeus.optimizer.power_limit": [
@@ -107,7 +108,8 @@ DELIBERATELY_ABSENT: dict[str, dict[str, str]] = {
                           "(ZeusdPowerLimitSetter), so no separate GPU class is needed.",
     },
     "zeus.device.gpu.amd": {
-        "*": "AMD GPUs (AMDGPU, AMDGPUs, ZeusdAMDGPU; ROCm's amdsmi) are issue 23: no AMD backend is built yet.",
+        "ZeusdAMDGPU": "as ZeusdNVIDIAGPU: reads are local AMD SMI, and the power-limit optimizer sets limits "
+                       "through zeusd itself when ZEUSD_* is set.",
     },
     "zeus.device.cpu.emi": {
         "*": "Windows EMI energy (EMICPUs, get_current_emi_cpu_index): the package targets Linux (RAPL).",

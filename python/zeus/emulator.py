@@ -1,10 +1,13 @@
-"""Where the NVML emulator and its example scenarios are, to try Zeus without a GPU.
+"""Where the GPU emulator and its example scenarios are, to try Zeus without a GPU.
 
 The NVML emulator (``libzeus-nvml-emulator.so``) is NVML's C API over a JSON scenario of emulated GPUs. Zeus loads
 it instead of NVIDIA's library when ``ZEUS_NVML_LIBRARY`` names it, and reads the scenario named by
-``ZEUS_EMULATOR_CONFIG``. This module finds both in whatever this package came from:
+``ZEUS_EMULATOR_CONFIG``. A scenario with ``"vendor": "amd"`` (``mi300x``, ``mi250``) is served by the same
+emulator's AMD SMI face, ``libzeus-amdsmi-emulator.so``, through ``ZEUS_AMDSMI_LIBRARY``,
+``ZEUS_AMDSMI_EMULATOR_CONFIG`` and ``ZEUS_GPU_VENDOR=amd``. This module finds them in whatever this package
+came from:
 
-* the wheel: ``zeus/lib/libzeus-nvml-emulator.so`` and ``zeus/emulator_scenarios/*.json``;
+* the wheel: ``zeus/lib/libzeus-{nvml,amdsmi}-emulator.so`` and ``zeus/emulator_scenarios/*.json``;
 * a CMake build tree (``PYTHONPATH=<build>/python``): ``<build>/lib/`` and ``<build>/python/zeus/emulator_scenarios/``;
 * the Debian packages: ``/usr/lib/<multiarch>/zeus/`` and ``/usr/share/zeus/examples/``.
 
@@ -20,15 +23,26 @@ In a shell, ``python -m zeus.emulator [SCENARIO]`` prints the two ``export`` lin
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import sys
 import sysconfig
 from pathlib import Path
 from typing import Dict, List, Optional
 
-__all__ = ["LIBRARY_NAME", "DEFAULT_SCENARIO", "library_path", "scenario_path", "scenarios", "environment", "main"]
+__all__ = [
+    "LIBRARY_NAME",
+    "AMDSMI_LIBRARY_NAME",
+    "DEFAULT_SCENARIO",
+    "library_path",
+    "scenario_path",
+    "scenarios",
+    "environment",
+    "main",
+]
 
 LIBRARY_NAME = "libzeus-nvml-emulator.so"
+AMDSMI_LIBRARY_NAME = "libzeus-amdsmi-emulator.so"
 DEFAULT_SCENARIO = "four-gpus"
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -38,11 +52,11 @@ def _multiarch() -> str:
     return sysconfig.get_config_var("MULTIARCH") or "x86_64-linux-gnu"
 
 
-def _library_candidates() -> List[Path]:
+def _library_candidates(name: str = LIBRARY_NAME) -> List[Path]:
     return [
-        _PACKAGE_DIR / "lib" / LIBRARY_NAME,  # the wheel
-        _PACKAGE_DIR.parent.parent / "lib" / LIBRARY_NAME,  # a build tree: <build>/python/zeus -> <build>/lib
-        Path("/usr/lib") / _multiarch() / "zeus" / LIBRARY_NAME,  # the Debian package
+        _PACKAGE_DIR / "lib" / name,  # the wheel
+        _PACKAGE_DIR.parent.parent / "lib" / name,  # a build tree: <build>/python/zeus -> <build>/lib
+        Path("/usr/lib") / _multiarch() / "zeus" / name,  # the Debian package
     ]
 
 
@@ -54,17 +68,30 @@ def _scenario_dirs() -> List[Path]:
     ]
 
 
-def library_path() -> Path:
-    """The NVML emulator's shared library.
+def library_path(vendor: str = "nvidia") -> Path:
+    """The emulator's shared library: its NVML face, or for ``vendor="amd"`` its AMD SMI face.
 
     Raises:
         FileNotFoundError: none of the places above has it (the message lists them).
     """
-    for candidate in _library_candidates():
+    name = AMDSMI_LIBRARY_NAME if vendor == "amd" else LIBRARY_NAME
+    candidates = _library_candidates() if vendor != "amd" else _library_candidates(name)
+    for candidate in candidates:
         if candidate.is_file():
             return candidate
-    searched = ", ".join(str(c) for c in _library_candidates())
-    raise FileNotFoundError(f"the NVML emulator ({LIBRARY_NAME}) is not in this installation (looked for {searched})")
+    searched = ", ".join(str(c) for c in candidates)
+    raise FileNotFoundError(f"the emulator ({name}) is not in this installation (looked for {searched})")
+
+
+def _environment_for(path: Path) -> Dict[str, str]:
+    try:
+        vendor = json.loads(path.read_text()).get("vendor", "nvidia")
+    except (OSError, ValueError, AttributeError):
+        vendor = "nvidia"  # the emulator reports a bad file itself, naming the problem
+    if vendor == "amd":
+        return {"ZEUS_GPU_VENDOR": "amd", "ZEUS_AMDSMI_LIBRARY": str(library_path("amd")),
+                "ZEUS_AMDSMI_EMULATOR_CONFIG": str(path)}
+    return {"ZEUS_NVML_LIBRARY": str(library_path()), "ZEUS_EMULATOR_CONFIG": str(path)}
 
 
 def scenarios() -> List[str]:
@@ -95,8 +122,9 @@ def scenario_path(name: str = DEFAULT_SCENARIO) -> Path:
 
 
 def environment(scenario: str = DEFAULT_SCENARIO) -> Dict[str, str]:
-    """``ZEUS_NVML_LIBRARY`` and ``ZEUS_EMULATOR_CONFIG`` for the emulator on ``scenario``."""
-    return {"ZEUS_NVML_LIBRARY": str(library_path()), "ZEUS_EMULATOR_CONFIG": str(scenario_path(scenario))}
+    """``ZEUS_NVML_LIBRARY`` and ``ZEUS_EMULATOR_CONFIG`` for the emulator on ``scenario``; for an AMD scenario,
+    ``ZEUS_GPU_VENDOR=amd``, ``ZEUS_AMDSMI_LIBRARY`` and ``ZEUS_AMDSMI_EMULATOR_CONFIG``."""
+    return _environment_for(scenario_path(scenario))
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -116,7 +144,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             return 0
         scenario = Path(args.scenario)
         if scenario.suffix == ".json" and scenario.is_file():  # a scenario file of the user's own
-            env = {"ZEUS_NVML_LIBRARY": str(library_path()), "ZEUS_EMULATOR_CONFIG": str(scenario.resolve())}
+            env = _environment_for(scenario.resolve())
         else:
             env = environment(args.scenario)
     except FileNotFoundError as e:

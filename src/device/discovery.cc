@@ -2,14 +2,17 @@
 
 #include "zeus/device/discovery.h"
 
+#include <functional>
+
 #include <fmt/format.h>
 
+#include "device/amdsmi/amdsmi_discovery.h"
 #include "device/jetson/jetson_soc.h"
 #include "device/nvml/nvml_error.h"
 #include "device/nvml/nvml_gpu.h"
 #include "device/nvml/nvml_library.h"
-#include "device/nvml/visible_devices.h"
 #include "device/rapl/rapl_cpu.h"
+#include "device/visible_devices.h"
 #include "zeus/base/log.h"
 #include "zeus/device/counter_check.h"
 #include "zeus/device/environment.h"
@@ -31,10 +34,15 @@ std::string_view GpuArchitectureName(GpuArchitecture arch) {
     case GpuArchitecture::kAda: return "ada";
     case GpuArchitecture::kHopper: return "hopper";
     case GpuArchitecture::kBlackwell: return "blackwell";
+    case GpuArchitecture::kCdna: return "cdna";
+    case GpuArchitecture::kCdna2: return "cdna2";
+    case GpuArchitecture::kCdna3: return "cdna3";
     case GpuArchitecture::kUnknown: break;
   }
   return "unknown";
 }
+
+std::string_view GpuVendorName(GpuVendor vendor) { return vendor == GpuVendor::kAmd ? "amd" : "nvidia"; }
 
 std::string_view PowerScopeName(PowerScope scope) {
   switch (scope) {
@@ -45,13 +53,19 @@ std::string_view PowerScopeName(PowerScope scope) {
   return "unscoped";
 }
 
-Result<std::unique_ptr<GpuSet>> OpenGpus(const GpuOptions& options) {
+namespace {
+
+// A GpuSet and, per GPU, how to stop trusting its energy counter.
+struct OpenedGpus {
+  std::unique_ptr<GpuSet> set;
+  std::vector<std::function<void(std::string)>> distrust;
+};
+
+Result<OpenedGpus> OpenNvmlGpus(const GpuOptions& options) {
   using nvml::NvmlError;
   using nvml::NvmlLibrary;
   using nvml::NvmlOperation;
 
-  const Result<bool> check_counters = ChooseEnergyCounterCheck(options.check_energy_counters);
-  if (!check_counters) return Fail(check_counters.error());
   auto library = NvmlLibrary::Load(options.nvml_library);
   if (!library) return Fail(library.error());
   const nvml::NvmlApi& api = (*library)->api();
@@ -73,7 +87,7 @@ Result<std::unique_ptr<GpuSet>> OpenGpus(const GpuOptions& options) {
     uuids[i] = uuid;
   }
 
-  auto visible = nvml::ResolveVisibleDevices(ChooseCudaVisibleDevices(options.cuda_visible_devices), uuids);
+  auto visible = ResolveVisibleDevices(ChooseCudaVisibleDevices(options.cuda_visible_devices), uuids);
   if (!visible) return Fail(visible.error());
 
   std::string driver_version;
@@ -82,8 +96,8 @@ Result<std::unique_ptr<GpuSet>> OpenGpus(const GpuOptions& options) {
     driver_version = version;
   }
 
+  OpenedGpus opened;
   std::vector<std::unique_ptr<Gpu>> gpus;
-  std::vector<nvml::NvmlGpu*> nvml_gpus;
   for (std::size_t i = 0; i < visible->size(); ++i) {
     const unsigned int nvml_index = (*visible)[i];
     auto gpu = std::make_unique<nvml::NvmlGpu>(*library, handles[nvml_index], nvml_index,
@@ -98,7 +112,8 @@ Result<std::unique_ptr<GpuSet>> OpenGpus(const GpuOptions& options) {
                                 i, uuids[nvml_index]));
       }
     }
-    nvml_gpus.push_back(gpu.get());
+    nvml::NvmlGpu* raw = gpu.get();
+    opened.distrust.push_back([raw](std::string reason) { raw->DistrustEnergyCounter(std::move(reason)); });
     gpus.push_back(std::move(gpu));
   }
   // The clock shares the library's lifetime (an aliasing shared_ptr).
@@ -106,12 +121,56 @@ Result<std::unique_ptr<GpuSet>> OpenGpus(const GpuOptions& options) {
   if (const Clock* clock = (*library)->emulator_clock(); clock != nullptr) {
     driver_clock = std::shared_ptr<const Clock>(*library, clock);
   }
-  auto set = std::make_unique<GpuSet>(std::move(driver_version), std::move(gpus), std::move(driver_clock));
+  opened.set = std::make_unique<GpuSet>(std::move(driver_version), std::move(gpus), std::move(driver_clock),
+                                        GpuVendor::kNvidia);
+  return opened;
+}
+
+Result<OpenedGpus> OpenAmdGpus(const GpuOptions& options) {
+  auto amd = amdsmi::OpenAmdSmiGpus(options);
+  if (!amd) return Fail(amd.error());
+  OpenedGpus opened;
+  opened.set = std::move(amd->set);
+  for (amdsmi::AmdSmiGpu* gpu : amd->gpus) {
+    opened.distrust.push_back([gpu](std::string reason) { gpu->DistrustEnergyCounter(std::move(reason)); });
+  }
+  return opened;
+}
+
+// Auto mode: NVIDIA where NVML loads and has GPUs, else AMD.
+Result<OpenedGpus> OpenAnyGpus(const GpuOptions& options) {
+  auto nvidia = OpenNvmlGpus(options);
+  if (nvidia && !nvidia->set->empty()) return nvidia;
+  if (!nvidia && (ChooseNvmlLibrary(options.nvml_library).named_explicitly ||
+                  nvidia.error().code() != ErrorCode::kUnavailable)) {
+    return nvidia;
+  }
+  auto amd = OpenAmdGpus(options);
+  if (amd && !amd->set->empty()) return amd;
+  if (nvidia) return nvidia;  // NVML with no GPUs: the honest answer
+  if (amd) return amd;
+  if (amd.error().code() != ErrorCode::kUnavailable) return amd;
+  return Fail(ErrorCode::kUnavailable,
+              fmt::format("{}; and {}", nvidia.error().message(), amd.error().message()));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<GpuSet>> OpenGpus(const GpuOptions& options) {
+  const Result<bool> check_counters = ChooseEnergyCounterCheck(options.check_energy_counters);
+  if (!check_counters) return Fail(check_counters.error());
+  const Result<std::optional<GpuVendor>> vendor = ChooseGpuVendor(options.vendor);
+  if (!vendor) return Fail(vendor.error());
+  Result<OpenedGpus> opened = !vendor->has_value()              ? OpenAnyGpus(options)
+                              : **vendor == GpuVendor::kNvidia ? OpenNvmlGpus(options)
+                                                                : OpenAmdGpus(options);
+  if (!opened) return Fail(opened.error());
+  std::unique_ptr<GpuSet> set = std::move(opened->set);
   if (*check_counters) {
     const std::vector<EnergyCounterCheck> checks = CheckEnergyCounters(*set);
     for (std::size_t i = 0; i < checks.size(); ++i) {
       if (checks[i].verdict != CounterVerdict::kDisagrees) continue;
-      nvml_gpus[i]->DistrustEnergyCounter(
+      opened->distrust[i](
           fmt::format("at start it disagreed with the GPU's power ({}), so energy is integrated from power instead",
                       checks[i].detail));
       LogWarning("device", fmt::format("GPU {}: the energy counter disagrees with the GPU's power ({}); measuring "

@@ -2,6 +2,8 @@
 
 #include "zeus/device/environment.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -18,14 +20,56 @@ std::optional<std::string> NonEmptyVariable(const char* name) {
 
 }  // namespace
 
-NvmlLibraryChoice ChooseNvmlLibrary(const std::optional<std::string>& configured) {
+GpuLibraryChoice ChooseNvmlLibrary(const std::optional<std::string>& configured) {
   if (configured && !configured->empty()) return {*configured, "the configured NVML library", true};
   if (auto named = NonEmptyVariable(kNvmlLibraryVariable)) return {std::move(*named), kNvmlLibraryVariable, true};
   return {kSystemNvmlLibrary, "", false};
 }
 
-bool MayContinueWithoutGpus(const Error& open_error, const NvmlLibraryChoice& library) {
-  return !library.named_explicitly && open_error.code() == ErrorCode::kUnavailable;
+GpuLibraryChoice ChooseAmdSmiLibrary(const std::optional<std::string>& configured) {
+  if (configured && !configured->empty()) return {*configured, "the configured AMD SMI library", true};
+  if (auto named = NonEmptyVariable(kAmdSmiLibraryVariable)) {
+    return {std::move(*named), kAmdSmiLibraryVariable, true};
+  }
+  return {kSystemAmdSmiLibrary, "", false};
+}
+
+Result<std::optional<GpuVendor>> ChooseGpuVendor(std::optional<GpuVendor> configured) {
+  if (configured) return configured;
+  std::optional<std::string> value = NonEmptyVariable(kGpuVendorVariable);
+  if (!value) return std::optional<GpuVendor>();
+  std::string lower = *value;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lower == "auto") return std::optional<GpuVendor>();
+  if (lower == "nvidia") return std::optional<GpuVendor>(GpuVendor::kNvidia);
+  if (lower == "amd") return std::optional<GpuVendor>(GpuVendor::kAmd);
+  return Fail(ErrorCode::kInvalidArgument,
+              fmt::format("{}='{}' is not a GPU vendor: set it to nvidia, amd, or auto (NVIDIA where an NVIDIA "
+                          "driver has GPUs, else AMD; the default)",
+                          kGpuVendorVariable, *value));
+}
+
+bool MayContinueWithoutGpus(const Error& open_error, const GpuLibraryChoice& library) {
+  if (library.named_explicitly || ChooseAmdSmiLibrary().named_explicitly) return false;
+  if (NonEmptyVariable(kGpuVendorVariable).value_or("auto") != "auto") return false;
+  return open_error.code() == ErrorCode::kUnavailable;
+}
+
+AmdVisibleDevices ChooseAmdVisibleDevices(const std::optional<std::string>& configured) {
+  AmdVisibleDevices visible;
+  if (const char* rocr = std::getenv(kRocrVisibleDevicesVariable); rocr != nullptr) visible.rocr = rocr;
+  if (configured) {
+    visible.hip = configured;
+    visible.hip_origin = "the configured visible devices";
+  } else if (const char* hip = std::getenv(kHipVisibleDevicesVariable); hip != nullptr) {
+    visible.hip = hip;
+    visible.hip_origin = kHipVisibleDevicesVariable;
+  } else if (const char* cuda = std::getenv(kCudaVisibleDevicesVariable); cuda != nullptr) {
+    visible.hip = cuda;
+    visible.hip_origin = kCudaVisibleDevicesVariable;
+  }
+  return visible;
 }
 
 std::string ChoosePowercapRoot(const std::optional<std::string>& configured) {
@@ -66,7 +110,9 @@ std::optional<std::string> ChooseCudaVisibleDevices(const std::optional<std::str
 }
 
 void ClearDeviceEnvironment() {
-  for (const char* name : {kCudaVisibleDevicesVariable, kNvmlLibraryVariable, kPowercapRootVariable, kSocRootVariable}) {
+  for (const char* name : {kCudaVisibleDevicesVariable, kHipVisibleDevicesVariable, kRocrVisibleDevicesVariable,
+                           kNvmlLibraryVariable, kAmdSmiLibraryVariable, kGpuVendorVariable, kPowercapRootVariable,
+                           kSocRootVariable}) {
     ::unsetenv(name);
   }
 }

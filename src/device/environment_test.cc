@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "testing/temp_dir.h"
@@ -15,40 +16,42 @@
 namespace zeus::device {
 namespace {
 
+using ::testing::HasSubstr;
+
 using zeus::testing::ScopedEnv;
 
-TEST(NvmlLibraryChoiceTest, UnsetVariableIsTheSystemLibraryNotNamed) {
+TEST(GpuLibraryChoiceTest, UnsetVariableIsTheSystemLibraryNotNamed) {
   ScopedEnv env("ZEUS_NVML_LIBRARY", std::nullopt);
-  const NvmlLibraryChoice choice = ChooseNvmlLibrary();
+  const GpuLibraryChoice choice = ChooseNvmlLibrary();
   EXPECT_EQ(choice.path, "libnvidia-ml.so.1");
   EXPECT_EQ(choice.origin, "");
   EXPECT_FALSE(choice.named_explicitly);
 }
 
-TEST(NvmlLibraryChoiceTest, EmptyVariableCountsAsUnset) {
+TEST(GpuLibraryChoiceTest, EmptyVariableCountsAsUnset) {
   ScopedEnv env("ZEUS_NVML_LIBRARY", "");
-  const NvmlLibraryChoice choice = ChooseNvmlLibrary();
+  const GpuLibraryChoice choice = ChooseNvmlLibrary();
   EXPECT_EQ(choice.path, "libnvidia-ml.so.1");
   EXPECT_FALSE(choice.named_explicitly);
 }
 
-TEST(NvmlLibraryChoiceTest, TheVariableNamesTheLibrary) {
+TEST(GpuLibraryChoiceTest, TheVariableNamesTheLibrary) {
   ScopedEnv env("ZEUS_NVML_LIBRARY", "/opt/x/libzeus-nvml-emulator.so");
-  const NvmlLibraryChoice choice = ChooseNvmlLibrary();
+  const GpuLibraryChoice choice = ChooseNvmlLibrary();
   EXPECT_EQ(choice.path, "/opt/x/libzeus-nvml-emulator.so");
   EXPECT_EQ(choice.origin, "ZEUS_NVML_LIBRARY");
   EXPECT_TRUE(choice.named_explicitly);
 }
 
-TEST(NvmlLibraryChoiceTest, TheConfiguredLibraryWinsOverTheVariable) {
+TEST(GpuLibraryChoiceTest, TheConfiguredLibraryWinsOverTheVariable) {
   ScopedEnv env("ZEUS_NVML_LIBRARY", "/from/the/environment.so");
-  const NvmlLibraryChoice choice = ChooseNvmlLibrary("/configured.so");
+  const GpuLibraryChoice choice = ChooseNvmlLibrary("/configured.so");
   EXPECT_EQ(choice.path, "/configured.so");
   EXPECT_EQ(choice.origin, "the configured NVML library");
   EXPECT_TRUE(choice.named_explicitly);
 }
 
-TEST(NvmlLibraryChoiceTest, AnEmptyConfiguredLibraryFallsBackToTheVariable) {
+TEST(GpuLibraryChoiceTest, AnEmptyConfiguredLibraryFallsBackToTheVariable) {
   ScopedEnv env("ZEUS_NVML_LIBRARY", "/from/the/environment.so");
   EXPECT_EQ(ChooseNvmlLibrary("").path, "/from/the/environment.so");
   EXPECT_EQ(ChooseNvmlLibrary(std::nullopt).path, "/from/the/environment.so");
@@ -57,13 +60,84 @@ TEST(NvmlLibraryChoiceTest, AnEmptyConfiguredLibraryFallsBackToTheVariable) {
 TEST(MayContinueWithoutGpusTest, OnlyAMissingSystemDriver) {
   const Error no_driver(ErrorCode::kUnavailable, "no NVIDIA driver found");
   const Error broken(ErrorCode::kInternal, "lacks nvmlInit_v2");
-  const NvmlLibraryChoice system{"libnvidia-ml.so.1", "", false};
-  const NvmlLibraryChoice named{"/x.so", "ZEUS_NVML_LIBRARY", true};
+  const GpuLibraryChoice system{"libnvidia-ml.so.1", "", false};
+  const GpuLibraryChoice named{"/x.so", "ZEUS_NVML_LIBRARY", true};
   EXPECT_TRUE(MayContinueWithoutGpus(no_driver, system));
   EXPECT_FALSE(MayContinueWithoutGpus(broken, system));
   // A library that was named must load, whatever the failure.
   EXPECT_FALSE(MayContinueWithoutGpus(no_driver, named));
   EXPECT_FALSE(MayContinueWithoutGpus(Error(ErrorCode::kNotFound, "cannot load"), named));
+}
+
+TEST(MayContinueWithoutGpusTest, ANamedAmdLibraryOrVendorMustLoad) {
+  const Error no_driver(ErrorCode::kUnavailable, "no NVIDIA driver found; and no AMD GPU driver found");
+  const GpuLibraryChoice system{"libnvidia-ml.so.1", "", false};
+  {
+    ScopedEnv amd("ZEUS_AMDSMI_LIBRARY", "/x/libzeus-amdsmi-emulator.so");
+    EXPECT_FALSE(MayContinueWithoutGpus(no_driver, system));
+  }
+  {
+    ScopedEnv vendor("ZEUS_GPU_VENDOR", "amd");
+    EXPECT_FALSE(MayContinueWithoutGpus(no_driver, system));
+  }
+  ScopedEnv vendor("ZEUS_GPU_VENDOR", "auto");
+  EXPECT_TRUE(MayContinueWithoutGpus(no_driver, system));
+}
+
+TEST(GpuVendorTest, AutoByDefaultThenTheVariableThenConfigured) {
+  {
+    ScopedEnv env("ZEUS_GPU_VENDOR", std::nullopt);
+    EXPECT_FALSE(ChooseGpuVendor()->has_value());
+  }
+  {
+    ScopedEnv env("ZEUS_GPU_VENDOR", "AMD");
+    EXPECT_EQ(**ChooseGpuVendor(), GpuVendor::kAmd);
+    EXPECT_EQ(**ChooseGpuVendor(GpuVendor::kNvidia), GpuVendor::kNvidia);
+  }
+  {
+    ScopedEnv env("ZEUS_GPU_VENDOR", "nvidia");
+    EXPECT_EQ(**ChooseGpuVendor(), GpuVendor::kNvidia);
+  }
+  {
+    ScopedEnv env("ZEUS_GPU_VENDOR", "auto");
+    EXPECT_FALSE(ChooseGpuVendor()->has_value());
+  }
+  ScopedEnv env("ZEUS_GPU_VENDOR", "intel");
+  auto bad = ChooseGpuVendor();
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_THAT(bad.error().message(), HasSubstr("ZEUS_GPU_VENDOR='intel'"));
+  EXPECT_THAT(bad.error().message(), HasSubstr("nvidia, amd, or auto"));
+}
+
+TEST(AmdSmiLibraryChoiceTest, SystemThenVariableThenConfigured) {
+  {
+    ScopedEnv env("ZEUS_AMDSMI_LIBRARY", std::nullopt);
+    EXPECT_EQ(ChooseAmdSmiLibrary().path, "libamd_smi.so");
+    EXPECT_FALSE(ChooseAmdSmiLibrary().named_explicitly);
+  }
+  ScopedEnv env("ZEUS_AMDSMI_LIBRARY", "/from/env.so");
+  EXPECT_EQ(ChooseAmdSmiLibrary().path, "/from/env.so");
+  EXPECT_EQ(ChooseAmdSmiLibrary().origin, "ZEUS_AMDSMI_LIBRARY");
+  EXPECT_EQ(ChooseAmdSmiLibrary("/configured.so").path, "/configured.so");
+  EXPECT_TRUE(ChooseAmdSmiLibrary("/configured.so").named_explicitly);
+}
+
+TEST(AmdVisibleDevicesChoiceTest, HipBeforeCudaAndRocrBeside) {
+  ScopedEnv rocr("ROCR_VISIBLE_DEVICES", "1,0");
+  ScopedEnv cuda("CUDA_VISIBLE_DEVICES", "0");
+  {
+    ScopedEnv hip("HIP_VISIBLE_DEVICES", "1");
+    const AmdVisibleDevices chosen = ChooseAmdVisibleDevices();
+    EXPECT_EQ(chosen.rocr, "1,0");
+    EXPECT_EQ(chosen.hip, "1");
+    EXPECT_EQ(chosen.hip_origin, "HIP_VISIBLE_DEVICES");
+    EXPECT_EQ(ChooseAmdVisibleDevices("0,1").hip, "0,1");
+  }
+  ScopedEnv hip("HIP_VISIBLE_DEVICES", std::nullopt);
+  const AmdVisibleDevices chosen = ChooseAmdVisibleDevices();
+  EXPECT_EQ(chosen.hip, "0");
+  EXPECT_EQ(chosen.hip_origin, "CUDA_VISIBLE_DEVICES");
 }
 
 TEST(PowercapRootTest, DefaultThenVariableThenConfigured) {
@@ -133,7 +207,14 @@ TEST(ClearDeviceEnvironmentTest, UnsetsEveryDeviceVariable) {
   ScopedEnv visible("CUDA_VISIBLE_DEVICES", "0");
   ScopedEnv soc("ZEUS_SOC_ROOT", "/w");
   ScopedEnv other("ZEUS_EMULATOR_CONFIG", "/z.json");
+  ScopedEnv amd("ZEUS_AMDSMI_LIBRARY", "/a.so");
+  ScopedEnv vendor("ZEUS_GPU_VENDOR", "amd");
+  ScopedEnv hip("HIP_VISIBLE_DEVICES", "1");
+  ScopedEnv rocr("ROCR_VISIBLE_DEVICES", "1");
   ClearDeviceEnvironment();
+  for (const char* name : {"ZEUS_AMDSMI_LIBRARY", "ZEUS_GPU_VENDOR", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"}) {
+    EXPECT_EQ(std::getenv(name), nullptr) << name;
+  }
   EXPECT_EQ(std::getenv("ZEUS_NVML_LIBRARY"), nullptr);
   EXPECT_EQ(std::getenv("ZEUS_POWERCAP_ROOT"), nullptr);
   EXPECT_EQ(std::getenv("CUDA_VISIBLE_DEVICES"), nullptr);

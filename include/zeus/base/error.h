@@ -51,7 +51,7 @@ enum class ErrorCode : std::uint8_t {
 std::string_view ErrorCodeName(ErrorCode code);
 
 // Which foreign error space an Error's native code belongs to.
-enum class NativeSpace : std::uint8_t { kNone = 0, kNvml, kErrno, kHttp };
+enum class NativeSpace : std::uint8_t { kNone = 0, kNvml, kErrno, kHttp, kAmdSmi };
 
 class Error {
  public:

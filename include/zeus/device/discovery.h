@@ -21,14 +21,24 @@
 namespace zeus::device {
 
 struct GpuOptions {
+  // Whose GPUs to open. Unset: $ZEUS_GPU_VENDOR (ChooseGpuVendor), else
+  // auto: NVIDIA where NVML loads and has GPUs, else AMD, as Zeus does.
+  std::optional<GpuVendor> vendor;
   // The NVML library to dlopen. Unset: $ZEUS_NVML_LIBRARY, else the system's
   // libnvidia-ml.so.1 (ChooseNvmlLibrary, environment.h).
   std::optional<std::string> nvml_library;
+  // The AMD SMI library to dlopen. Unset: $ZEUS_AMDSMI_LIBRARY, else the
+  // system's libamd_smi.so, else /opt/rocm/lib/libamd_smi.so.
+  std::optional<std::string> amdsmi_library;
   // Which GPUs, in which order. Unset: $CUDA_VISIBLE_DEVICES
   // (ChooseCudaVisibleDevices); when that is unset too, every GPU in NVML
   // order. Entries are NVML indices or GPU UUIDs (a unique prefix suffices,
   // as in CUDA). "-1" alone is no GPU, and a trailing -1 ends the list, as
   // in CUDA; entries after a -1 are an error. MIG UUIDs are kNotSupported.
+  // On AMD, as ROCm: $ROCR_VISIBLE_DEVICES selects from every GPU in HIP
+  // order, then this (unset: $HIP_VISIBLE_DEVICES, else
+  // $CUDA_VISIBLE_DEVICES) selects from what it left
+  // (ChooseAmdVisibleDevices).
   std::optional<std::string> cuda_visible_devices;
   // Whether a GPU in MIG mode may be opened (for read-only listing). Measuring
   // such a GPU measures the whole device, not the caller's MIG instance.
@@ -42,11 +52,16 @@ struct GpuOptions {
   std::optional<bool> check_energy_counters;
 };
 
-// Loads NVML and opens the visible GPUs.
+// Loads NVML or AMD SMI (GpuOptions::vendor) and opens the visible GPUs.
+// In auto mode an NVML that is absent, fails to initialise or has no GPUs
+// gives way to AMD SMI, unless the NVML library was named explicitly.
 // Errors:
-//   kUnavailable - no library at the default path ("no NVIDIA driver found"),
-//                  or NVML failed to initialise;
+//   kUnavailable - no library at the default path ("no NVIDIA driver found",
+//                  "no AMD GPU driver found"; in auto mode both), or the
+//                  library failed to initialise;
 //   kNotFound    - the explicitly named library does not exist or cannot load;
+//   kFailedPrecondition - an AMD SMI older than ROCm 6.3;
+//   kInvalidArgument - a malformed $ZEUS_GPU_VENDOR;
 //   kInvalidArgument - a malformed CUDA_VISIBLE_DEVICES;
 //   kNotSupported - a MIG instance or MIG-mode GPU (unless allow_mig);
 //   kInvalidArgument - a malformed $ZEUS_ENERGY_COUNTER_CHECK.

@@ -25,11 +25,25 @@
 
 namespace zeus::device {
 
-enum class GpuArchitecture : std::uint8_t {
-  kUnknown = 0, kKepler, kMaxwell, kPascal, kVolta, kTuring, kAmpere, kAda, kHopper, kBlackwell,
+// Whose GPUs, and so which driver library serves them.
+enum class GpuVendor : std::uint8_t {
+  kNvidia,  // NVML (libnvidia-ml.so.1)
+  kAmd,     // AMD SMI (libamd_smi.so, ROCm 6.3 and later)
 };
 
-// Lower-case name ("volta"), "unknown" for kUnknown.
+// "nvidia", "amd".
+std::string_view GpuVendorName(GpuVendor vendor);
+
+// NVIDIA's generations in order, then AMD Instinct's CDNA generations (not
+// ordered against NVIDIA's: compare only within a vendor).
+enum class GpuArchitecture : std::uint8_t {
+  kUnknown = 0, kKepler, kMaxwell, kPascal, kVolta, kTuring, kAmpere, kAda, kHopper, kBlackwell,
+  kCdna = 32,  // MI100
+  kCdna2,      // MI210, MI250, MI250X
+  kCdna3,      // MI300A, MI300X, MI325X
+};
+
+// Lower-case name ("volta", "cdna3"), "unknown" for kUnknown.
 std::string_view GpuArchitectureName(GpuArchitecture arch);
 
 // Which part of the board a GPU's power readings cover. NVML's power fields
@@ -76,7 +90,9 @@ class Gpu {
  public:
   virtual ~Gpu() = default;
 
-  // The index NVML gives this device (not the CUDA_VISIBLE_DEVICES index).
+  // The index the driver gives this device, not the visible-devices index:
+  // NVML's index on NVIDIA; on AMD, the HIP index among all GPUs (before
+  // ROCR/HIP_VISIBLE_DEVICES), which is the KFD node order.
   virtual unsigned int nvml_index() const = 0;
 
   virtual Result<std::string> Name() = 0;
@@ -167,21 +183,25 @@ class GpuSet {
  public:
   // `driver_clock`: see driver_clock(); null for a real driver.
   GpuSet(std::string driver_version, std::vector<std::unique_ptr<Gpu>> gpus,
-         std::shared_ptr<const Clock> driver_clock = nullptr)
-      : driver_version_(std::move(driver_version)), gpus_(std::move(gpus)), driver_clock_(std::move(driver_clock)) {}
+         std::shared_ptr<const Clock> driver_clock = nullptr, GpuVendor vendor = GpuVendor::kNvidia)
+      : driver_version_(std::move(driver_version)), gpus_(std::move(gpus)), driver_clock_(std::move(driver_clock)),
+        vendor_(vendor) {}
   GpuSet(const GpuSet&) = delete;
   GpuSet& operator=(const GpuSet&) = delete;
 
-  // Driver version string, e.g. "550.54.15"; empty when unknown.
+  // Driver version string, e.g. "550.54.15"; on AMD the AMD SMI library's
+  // version, e.g. "24.7.0"; empty when unknown.
   const std::string& driver_version() const { return driver_version_; }
+  // Whose GPUs these are (one vendor per set).
+  GpuVendor vendor() const { return vendor_; }
   std::size_t size() const { return gpus_.size(); }
   bool empty() const { return gpus_.empty(); }
   // REQUIRES: index < size().
   Gpu& gpu(std::size_t index) const { return *gpus_.at(index); }
 
   // The clock the driver's readings are on, when it is not the real
-  // monotonic clock: null for a real NVIDIA driver (use SteadyClock()); the
-  // NVML emulator's clock when the GPUs are emulated, which a scenario may
+  // monotonic clock: null for a real driver (use SteadyClock()); the
+  // emulator's clock when the GPUs are emulated, which a scenario may
   // scale (time_scale) or drive by hand ("clock": "manual"). Energy counters
   // count this clock's time, so measurement windows over these GPUs must be
   // timed on it. Its SleepFor() waits until the clock has moved `duration` or
@@ -193,6 +213,7 @@ class GpuSet {
   std::string driver_version_;
   std::vector<std::unique_ptr<Gpu>> gpus_;
   std::shared_ptr<const Clock> driver_clock_;
+  GpuVendor vendor_;
 };
 
 }  // namespace zeus::device

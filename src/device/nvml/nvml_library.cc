@@ -4,11 +4,9 @@
 
 #include <dlfcn.h>
 
-#include <cstdint>
-#include <thread>
-
 #include <fmt/format.h>
 
+#include "device/emulator_hooks.h"
 #include "device/nvml/nvml_error.h"
 #include "zeus/device/environment.h"
 
@@ -17,37 +15,10 @@ namespace {
 
 enum Kind { kRequired, kOptional };
 
-// The emulator explains a failed init through this extra symbol; the real
-// driver does not have it.
-using LastErrorFn = const char* (*)();
-// And its clock: emulated nanoseconds since the state epoch; 0 on success.
-using NowNsFn = int (*)(unsigned long long*);
-
-class EmulatorNowClock final : public Clock {
- public:
-  explicit EmulatorNowClock(NowNsFn now_ns) : now_ns_(now_ns) {}
-
-  std::chrono::nanoseconds Now() const override {
-    unsigned long long ns = 0;
-    (void)now_ns_(&ns);
-    return std::chrono::nanoseconds(static_cast<std::int64_t>(ns));
-  }
-  void SleepFor(std::chrono::nanoseconds duration) const override {
-    const std::chrono::nanoseconds target = Now() + duration;
-    const auto wall_end = std::chrono::steady_clock::now() + duration;
-    while (Now() < target && std::chrono::steady_clock::now() < wall_end) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  }
-
- private:
-  NowNsFn now_ns_;
-};
-
 }  // namespace
 
 Result<std::shared_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::optional<std::string>& path) {
-  const NvmlLibraryChoice choice = ChooseNvmlLibrary(path);
+  const GpuLibraryChoice choice = ChooseNvmlLibrary(path);
   const std::string& chosen = choice.path;
 
   dlerror();
@@ -87,21 +58,14 @@ Result<std::shared_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::optional<std::
   nvmlReturn_t rc = lib->api_.nvmlInit_v2();
   if (rc != NVML_SUCCESS) {
     lib->api_.nvmlShutdown = nullptr;
-    std::string detail;
-    if (auto last_error = reinterpret_cast<LastErrorFn>(dlsym(handle, "zeusEmulatorLastError"));
-        last_error != nullptr && last_error() != nullptr && *last_error() != '\0') {
-      detail = last_error();
-    }
+    const std::string detail = EmulatorLastError(handle);
     Error error = NvmlError(rc, "initialising NVML", NvmlOperation::kQuery);
     if (!detail.empty()) {
       return Fail(Error(error.code(), fmt::format("NVML emulator: {}", detail), NativeSpace::kNvml, rc));
     }
     return Fail(error.WithContext(chosen));
   }
-  if (auto now_ns = reinterpret_cast<NowNsFn>(dlsym(handle, "zeusEmulatorNowNs")); now_ns != nullptr) {
-    unsigned long long probe = 0;
-    if (now_ns(&probe) == 0) lib->emulator_clock_ = std::make_unique<EmulatorNowClock>(now_ns);
-  }
+  lib->emulator_clock_ = OpenEmulatorClock(handle);
   return lib;
 }
 

@@ -58,7 +58,7 @@ class NVIDIAGPU(GPU):
         return method
 
     def __repr__(self) -> str:
-        return f"NVIDIAGPU(gpu_index={self.gpu_index})"
+        return f"{type(self).__name__}(gpu_index={self.gpu_index})"
 
 
 class NVIDIAGPUs(GPUs):
@@ -71,8 +71,21 @@ class NVIDIAGPUs(GPUs):
         ZeusGPUInitError: no NVIDIA driver (or NVML emulator) could be loaded.
     """
 
+    _vendor = "nvidia"  # which GPUs open_gpus opens (AMDGPUs: "amd")
+    _gpu_class: type = None  # set below the class: NVIDIAGPU
+
     def __init__(self, ensure_homogeneous: bool = False) -> None:
-        self._native = _native.device.open_gpus()
+        self._adopt(_native.device.open_gpus(self._vendor), ensure_homogeneous)
+
+    @classmethod
+    def _from_native(cls, native: Any, ensure_homogeneous: bool = False) -> "NVIDIAGPUs":
+        """Wraps GPUs already opened (``get_gpus`` opens once, then picks the class by vendor)."""
+        gpus = cls.__new__(cls)
+        gpus._adopt(native, ensure_homogeneous)
+        return gpus
+
+    def _adopt(self, native: Any, ensure_homogeneous: bool) -> None:
+        self._native = native
         if ensure_homogeneous:
             names = {self._native.get_name(i) for i in range(len(self._native))}
             if len(names) > 1:
@@ -80,7 +93,7 @@ class NVIDIAGPUs(GPUs):
                     f"The visible GPUs are not all one model ({', '.join(sorted(names))}); restrict "
                     "CUDA_VISIBLE_DEVICES to GPUs of one model."
                 )
-        self._gpus = [NVIDIAGPU(self._native, i) for i in range(len(self._native))]
+        self._gpus = [self._gpu_class(self._native, i) for i in range(len(self._native))]
 
     @property
     def gpus(self) -> Sequence[GPU]:
@@ -103,7 +116,10 @@ class NVIDIAGPUs(GPUs):
         return getattr(self._native, name)
 
     def __repr__(self) -> str:
-        return f"NVIDIAGPUs({len(self)} GPU{'' if len(self) == 1 else 's'})"
+        return f"{type(self).__name__}({len(self)} GPU{'' if len(self) == 1 else 's'})"
+
+
+NVIDIAGPUs._gpu_class = NVIDIAGPU
 
 
 __all__ = ["NVIDIAGPU", "NVIDIAGPUs", "nvml_is_available"]

@@ -1,9 +1,11 @@
 // Copyright 2026 The Zeus C++ Authors.
 //
-// libzeus-nvml-emulator.so's zeusEmulator* control functions
-// (emulator_control.h): the last init error, the state path, call counts,
-// hung calls, the manual clock and the workload's iteration time. Shared
-// machinery: nvml_emulator_internal.h.
+// The zeusEmulator* control functions (emulator_control.h) that both faces
+// export, libzeus-nvml-emulator.so and libzeus-amdsmi-emulator.so (each
+// over its own Globals): the last init error, the state path, call counts,
+// hung calls, the manual clock, idleness and the workload's iteration time.
+// The process controls: emulator_process_controls.cc. Shared machinery:
+// emulator_face.h.
 
 #include <cstdint>
 #include <cstring>
@@ -12,18 +14,17 @@
 #include <shared_mutex>
 
 #include "api_functions.h"
-#include "device/nvml/nvml_abi.h"
 #include "emulator_control.h"
-#include "nvml_emulator_internal.h"
+#include "emulator_face.h"
 #include "physics.h"
 #include "scenario.h"
 #include "shared_state.h"
 
 using zeus::emulator::ApiFunction;
+using zeus::emulator::ControlCodes;
 using zeus::emulator::Emulator;
 using zeus::emulator::GpuSpec;
 using zeus::emulator::GpuState;
-using zeus::emulator::ReadGpuState;
 
 extern "C" {
 
@@ -128,15 +129,15 @@ int zeusEmulatorSetIdle(int gpu, int idle) {
     for (int i = first; i < last; ++i) {
       const auto index = static_cast<std::size_t>(i);
       const zeus::emulator::GpuSpec& spec = emulator->scenario().gpus[index];
-      const nvmlReturn_t rc = zeus::emulator::UpdateGpuState(
-          *emulator, index, [&](zeus::emulator::GpuState& state, std::int64_t now_ns) -> nvmlReturn_t {
+      const int rc = zeus::emulator::core::UpdateGpuState<ControlCodes>(
+          *emulator, index, [&](zeus::emulator::GpuState& state, std::int64_t now_ns) -> int {
             // As the limit setter: only what readings from now on can need is kept.
             ForgetLimitChangesBefore(&state.limits, spec.power, spec.counter_reset_ns,
                                      now_ns - zeus::emulator::KeptLookbackNs(spec));
             RecordActivityChange(&state.limits, spec.power, spec.counter_reset_ns, now_ns, idle != 0);
-            return NVML_SUCCESS;
+            return ZEUS_EMULATOR_OK;
           });
-      if (rc != NVML_SUCCESS) return ZEUS_EMULATOR_ERROR_STATE;
+      if (rc != ZEUS_EMULATOR_OK) return rc;
     }
     return ZEUS_EMULATOR_OK;
   } catch (...) {
@@ -170,12 +171,12 @@ int zeusEmulatorIterationTimeS(unsigned int gpu, double* seconds) {
     }
     const GpuSpec& spec = emulator->scenario().gpus[gpu];
     std::optional<double> result;
-    const nvmlReturn_t read =
-        ReadGpuState(*emulator, gpu, [&](const GpuState& state, std::int64_t) -> nvmlReturn_t {
+    const int read = zeus::emulator::core::ReadGpuState<ControlCodes>(
+        *emulator, gpu, 0, [&](const GpuState& state, std::int64_t) -> int {
           result = spec.power.IterationTimeS(CurrentLimitMw(state.limits));
-          return NVML_SUCCESS;
+          return ZEUS_EMULATOR_OK;
         });
-    if (read != NVML_SUCCESS) return ZEUS_EMULATOR_ERROR_STATE;
+    if (read != ZEUS_EMULATOR_OK) return read;
     if (!result) return ZEUS_EMULATOR_ERROR_WRONG_MODE;
     *seconds = *result;
     return ZEUS_EMULATOR_OK;

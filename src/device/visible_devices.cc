@@ -1,6 +1,6 @@
 // Copyright 2026 The Zeus C++ Authors.
 
-#include "device/nvml/visible_devices.h"
+#include "device/visible_devices.h"
 
 #include <algorithm>
 #include <charconv>
@@ -9,7 +9,7 @@
 
 #include "base/strings.h"
 
-namespace zeus::device::nvml {
+namespace zeus::device {
 namespace {
 
 // "-1", "-2", ...
@@ -21,7 +21,8 @@ bool IsNegativeIndex(std::string_view entry) {
 }  // namespace
 
 Result<std::vector<unsigned int>> ResolveVisibleDevices(std::optional<std::string_view> spec,
-                                                        const std::vector<std::string>& uuids) {
+                                                        const std::vector<std::string>& uuids,
+                                                        std::string_view variable) {
   std::vector<unsigned int> visible;
   if (!spec) {
     for (unsigned int i = 0; i < uuids.size(); ++i) visible.push_back(i);
@@ -30,9 +31,9 @@ Result<std::vector<unsigned int>> ResolveVisibleDevices(std::optional<std::strin
   const std::string_view all = *spec;
   auto bad = [&](std::string_view entry, std::string_view why) {
     return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("CUDA_VISIBLE_DEVICES={}: entry \"{}\" {}; use comma-separated GPU indices (0-{}) or "
+                fmt::format("{}={}: entry \"{}\" {}; use comma-separated GPU indices (0-{}) or "
                             "GPU UUIDs as listed by `zeus info`",
-                            all, entry, why, uuids.empty() ? 0 : uuids.size() - 1));
+                            variable, all, entry, why, uuids.empty() ? 0 : uuids.size() - 1));
   };
   if (base::Trim(all).empty()) return visible;
 
@@ -55,9 +56,9 @@ Result<std::vector<unsigned int>> ResolveVisibleDevices(std::optional<std::strin
     }
     if (entry.starts_with("MIG-") || entry.starts_with("MIG/")) {
       return Fail(ErrorCode::kNotSupported,
-                  fmt::format("CUDA_VISIBLE_DEVICES={}: \"{}\" is a MIG instance, which is not supported: NVML "
+                  fmt::format("{}={}: \"{}\" is a MIG instance, which is not supported: NVML "
                               "cannot measure power or energy of a single MIG instance; use whole GPUs",
-                              all, entry));
+                              variable, all, entry));
     }
     if (entry.starts_with("GPU-")) {
       std::optional<unsigned int> match;
@@ -84,4 +85,24 @@ Result<std::vector<unsigned int>> ResolveVisibleDevices(std::optional<std::strin
   return visible;
 }
 
-}  // namespace zeus::device::nvml
+Result<std::vector<unsigned int>> ResolveAmdVisibleDevices(std::optional<std::string_view> rocr,
+                                                           std::optional<std::string_view> hip,
+                                                           std::string_view hip_variable,
+                                                           const std::vector<std::string>& uuids) {
+  std::vector<std::string> prefixed;
+  prefixed.reserve(uuids.size());
+  for (const std::string& uuid : uuids) prefixed.push_back(uuid.starts_with("GPU-") ? uuid : "GPU-" + uuid);
+  auto first = ResolveVisibleDevices(rocr, prefixed, "ROCR_VISIBLE_DEVICES");
+  if (!first) return first;
+  std::vector<std::string> left;
+  left.reserve(first->size());
+  for (unsigned int index : *first) left.push_back(prefixed[index]);
+  auto second = ResolveVisibleDevices(hip, left, hip_variable);
+  if (!second) return second;
+  std::vector<unsigned int> visible;
+  visible.reserve(second->size());
+  for (unsigned int position : *second) visible.push_back((*first)[position]);
+  return visible;
+}
+
+}  // namespace zeus::device

@@ -1,11 +1,11 @@
 // Copyright 2026 The Zeus C++ Authors.
 
-#include "device/nvml/visible_devices.h"
+#include "device/visible_devices.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace zeus::device::nvml {
+namespace zeus::device {
 namespace {
 
 using ::testing::ElementsAre;
@@ -84,5 +84,34 @@ TEST(VisibleDevicesTest, BadEntriesNameTheEntry) {
   }
 }
 
+// ROCm's two levels: ROCR selects from every GPU, then HIP selects by
+// position among what ROCR left.
+TEST(AmdVisibleDevicesTest, RocrThenHipByPosition) {
+  const std::vector<std::string> uuids = {"aaaa-0", "bbbb-1", "cccc-2", "dddd-3"};
+  EXPECT_THAT(*ResolveAmdVisibleDevices(std::nullopt, std::nullopt, "HIP_VISIBLE_DEVICES", uuids),
+              ElementsAre(0, 1, 2, 3));
+  EXPECT_THAT(*ResolveAmdVisibleDevices("3,1,2", std::nullopt, "HIP_VISIBLE_DEVICES", uuids), ElementsAre(3, 1, 2));
+  // HIP's 0 and 2 are ROCR's first and third: GPUs 3 and 2.
+  EXPECT_THAT(*ResolveAmdVisibleDevices("3,1,2", "0,2", "HIP_VISIBLE_DEVICES", uuids), ElementsAre(3, 2));
+  EXPECT_THAT(*ResolveAmdVisibleDevices(std::nullopt, "2", "CUDA_VISIBLE_DEVICES", uuids), ElementsAre(2));
+  // UUIDs: "GPU-" and a prefix of the AMD SMI UUID, at either level.
+  EXPECT_THAT(*ResolveAmdVisibleDevices("GPU-dddd,GPU-bbbb", "GPU-bb", "HIP_VISIBLE_DEVICES", uuids),
+              ElementsAre(1));
+  EXPECT_THAT(*ResolveAmdVisibleDevices("", std::nullopt, "HIP_VISIBLE_DEVICES", uuids), IsEmpty());
+}
+
+TEST(AmdVisibleDevicesTest, ErrorsNameTheLevel) {
+  const std::vector<std::string> uuids = {"aaaa-0", "bbbb-1"};
+  auto rocr = ResolveAmdVisibleDevices("5", std::nullopt, "HIP_VISIBLE_DEVICES", uuids);
+  ASSERT_FALSE(rocr);
+  EXPECT_THAT(rocr.error().message(), HasSubstr("ROCR_VISIBLE_DEVICES=5"));
+  // HIP indexes what ROCR left: one GPU, so 1 is out of range.
+  auto hip = ResolveAmdVisibleDevices("1", "1", "HIP_VISIBLE_DEVICES", uuids);
+  ASSERT_FALSE(hip);
+  EXPECT_EQ(hip.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_THAT(hip.error().message(), HasSubstr("HIP_VISIBLE_DEVICES=1"));
+  EXPECT_THAT(hip.error().message(), HasSubstr("this machine has 1 GPU"));
+}
+
 }  // namespace
-}  // namespace zeus::device::nvml
+}  // namespace zeus::device
