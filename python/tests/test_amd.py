@@ -270,3 +270,69 @@ def test_the_optimizer_as_nobody_sets_amd_limits_through_zeusd_amdsmi(amd, tmp_p
     finally:
         proc.terminate()
         proc.wait(timeout=60)
+
+
+# Every exit path restores the original cap on AMD too: an uncaught exception, SIGTERM, SIGINT. The training runs
+# in a subprocess (the emulator's state file is shared); the cap is read by `zeus info --json` in another one.
+RESTORE_SCRIPT = """
+import sys, time, warnings
+from test_amd import AmdEmulator
+from zeus.monitor import ZeusMonitor
+from zeus.optimizer.power_limit import Energy, GlobalPowerLimitOptimizer, Profiling
+
+warnings.simplefilter("ignore")
+monitor = ZeusMonitor(gpu_indices=[0])
+emu = AmdEmulator()
+plo = GlobalPowerLimitOptimizer(monitor, optimum_selector=Energy(), wait_steps=1, warmup_steps=1,
+                                profile_steps=2, pl_step=150)
+for step in range(100):
+    plo.on_step_begin()
+    if plo.state == Profiling(current_power_limit=450_000, steps=2):
+        if sys.argv[1] == "raise":
+            raise RuntimeError("the user's training failed")
+        print("ready", flush=True)
+        while True:
+            time.sleep(0.05)
+    emu.step()
+print("never profiled 450 W", flush=True)
+"""
+
+
+def _caps_from_another_process() -> list[float]:
+    from conftest import ZEUS_BINARY
+
+    out = subprocess.run([str(ZEUS_BINARY), "info", "--json", "--no-counter-check"], check=True, capture_output=True,
+                         text=True, timeout=60)
+    return [g["power_limit_w"] for g in json.loads(out.stdout)["gpus"]]
+
+
+@pytest.mark.parametrize("ending", ["raise", "SIGTERM", "SIGINT"])
+def test_every_exit_path_restores_the_original_amd_cap(amd, ending) -> None:
+    import signal
+    import threading
+
+    from conftest import PYTHON, PYTHON_DIR
+
+    amd([mi300x(power_limit_w=ORIGINAL_LIMIT_W, workload=WORKLOAD)], counter_update_period_ms=0, power_settle_ms=0)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(PYTHON_DIR), str(Path(__file__).resolve().parent)]))
+    proc = subprocess.Popen([PYTHON, "-c", RESTORE_SCRIPT, "raise" if ending == "raise" else "wait"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if ending == "raise":
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 1, err
+        assert "the user's training failed" in err
+    else:
+        timer = threading.Timer(60, proc.kill)  # the readiness signal's deadline
+        timer.start()
+        try:
+            line = proc.stdout.readline()
+        finally:
+            timer.cancel()
+        assert line.strip() == "ready", proc.communicate()[1]
+        assert _caps_from_another_process() == [450]  # profiling really changed it
+        signo = signal.SIGTERM if ending == "SIGTERM" else signal.SIGINT
+        proc.send_signal(signo)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == -signo, err
+        assert "original power limits restored" in err
+    assert _caps_from_another_process() == [ORIGINAL_LIMIT_W]
