@@ -57,9 +57,11 @@ int RunExporter(const ExporterFlags& flags) {
   // No NVIDIA driver is not an error: the CPUs are still exported.
   const device::GpuLibraryChoice library = device::ChooseNvmlLibrary();
   std::unique_ptr<device::GpuSet> gpus;
-  // Not the counter check: its calls run on this thread, outside the
-  // per-GPU workers that give a hung driver call a deadline, so one hung GPU
-  // would keep the exporter from starting.
+  // The counter check runs in the collector, on each GPU's own scrape thread
+  // (CollectorOptions::energy_counter_check_deadline), so that one hung GPU
+  // cannot keep the exporter from starting; not here, on this thread.
+  const Result<bool> check_counters = device::ChooseEnergyCounterCheck();
+  if (!check_counters) return Failed(check_counters.error());
   device::GpuOptions gpu_options;
   gpu_options.check_energy_counters = false;
   if (auto opened = device::OpenGpus(gpu_options)) {
@@ -88,6 +90,9 @@ int RunExporter(const ExporterFlags& flags) {
 
   exporter::CollectorOptions options;
   options.sample_interval = std::chrono::milliseconds(flags.interval_ms);
+  // The check's own wall limit (window + 5 step timeouts + 1 s), which only
+  // a GPU whose driver call hangs reaches.
+  if (*check_counters) options.energy_counter_check_deadline = std::chrono::milliseconds(6250);
   options.hostname = flags.hostname;
   if (!flags.carbon.empty()) {
     Result<std::string> path = carbon::FindIntensityData();

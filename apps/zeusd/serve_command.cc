@@ -56,6 +56,7 @@ struct ServeFlags {
   std::string nvml_library;
   std::string amdsmi_library;
   std::string gpu_backend = "auto";
+  bool no_counter_check = false;
   std::string powercap_root;
 };
 
@@ -157,6 +158,9 @@ Result<zeusd::DaemonOptions> MakeDaemonOptions(const ServeFlags& flags, const Se
   }
   options.gpu_call_timeout = std::chrono::milliseconds(flags.gpu_timeout_ms);
   options.gpu_write_timeout = options.gpu_call_timeout;
+  // The check's own wall limit (window + 5 step timeouts + 1 s), which only
+  // a GPU whose driver call hangs reaches.
+  if (!flags.no_counter_check) options.energy_counter_check_deadline = std::chrono::milliseconds(6250);
   if (overrides != nullptr) UseOverrides(overrides, options);
   return options;
 }
@@ -175,9 +179,9 @@ Result<std::unique_ptr<device::GpuSet>> OpenDaemonGpus(const ServeFlags& flags,
   gpu_options.nvml_library = library.path;
   if (!flags.amdsmi_library.empty()) gpu_options.amdsmi_library = flags.amdsmi_library;
   gpu_options.cuda_visible_devices = std::nullopt;  // unset above: every GPU
-  // Not the counter check: its calls run on this thread, outside the
-  // per-GPU workers that give a hung driver call a deadline, so one hung GPU
-  // would keep the daemon from starting.
+  // The counter check runs in the daemon, on each GPU's own reader thread
+  // (DaemonOptions::energy_counter_check_deadline), so that one hung GPU
+  // cannot keep the daemon from starting; not here, on this thread.
   gpu_options.check_energy_counters = false;
   // A named library must load; an absent system one means no GPUs of it.
   std::string absent;  // why each vendor has no GPUs, for one line at the end
@@ -381,6 +385,9 @@ void RegisterServeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--amdsmi-library", flags->amdsmi_library,
                   "AMD SMI library to load (default: ROCm's libamd_smi.so; ZEUS_AMDSMI_LIBRARY is ignored, the "
                   "emulator's configuration honoured only with this flag)");
+  cmd->add_flag("--no-counter-check", flags->no_counter_check,
+               "Trust the GPUs' energy counters unchecked (default: at start, each counter is compared with its "
+               "GPU's power, on that GPU's own thread, and one that disagrees by more than 1.25x is not served)");
   cmd->add_option("--gpu-backend", flags->gpu_backend,
                   "Whose GPUs to serve: nvml (NVIDIA), amdsmi (AMD), or auto (probe both; an error if both have "
                   "GPUs; neither: no GPUs)")

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <future>
+#include <memory>
 #include <optional>
 
 #include <fmt/format.h>
@@ -168,10 +170,10 @@ std::string_view CounterVerdictName(CounterVerdict verdict) {
   return "inconclusive";
 }
 
-std::vector<EnergyCounterCheck> CheckEnergyCounters(const GpuSet& gpus, const EnergyCounterCheckOptions& options) {
-  const Clock& clock = options.clock != nullptr        ? *options.clock
-                       : gpus.driver_clock() != nullptr ? *gpus.driver_clock()
-                                                        : SteadyClock();
+namespace {
+
+std::vector<EnergyCounterCheck> CheckAll(const std::vector<Gpu*>& gpus, const Clock& clock,
+                                         const EnergyCounterCheckOptions& options) {
   std::vector<Probe> probes(gpus.size());
   // A stopped clock (an emulator's manual clock) cannot time a window: say
   // so before any GPU is read, so that such a run sees no extra driver call.
@@ -187,7 +189,7 @@ std::vector<EnergyCounterCheck> CheckEnergyCounters(const GpuSet& gpus, const En
   bool pending = false;
   for (std::size_t i = 0; i < gpus.size() && !stopped_at_start; ++i) {
     Probe& probe = probes[i];
-    Gpu& gpu = gpus.gpu(i);
+    Gpu& gpu = *gpus[i];
     if (!gpu.SupportsEnergyCounter()) {
       Finish(probe, CounterVerdict::kNoCounter, "the GPU has no energy counter; energy is integrated power");
       continue;
@@ -222,7 +224,7 @@ std::vector<EnergyCounterCheck> CheckEnergyCounters(const GpuSet& gpus, const En
                                      options.window.count(), Seconds(wall_limit)));
         continue;
       }
-      Poll(gpus.gpu(i), probes[i], clock.Now(), options);
+      Poll(*gpus[i], probes[i], clock.Now(), options);
       pending = pending || probes[i].phase != Phase::kDone;
     }
   }
@@ -230,6 +232,61 @@ std::vector<EnergyCounterCheck> CheckEnergyCounters(const GpuSet& gpus, const En
   results.reserve(probes.size());
   for (Probe& probe : probes) results.push_back(std::move(probe.result));
   return results;
+}
+
+}  // namespace
+
+std::vector<EnergyCounterCheck> CheckEnergyCounters(const GpuSet& gpus, const EnergyCounterCheckOptions& options) {
+  const Clock& clock = options.clock != nullptr        ? *options.clock
+                       : gpus.driver_clock() != nullptr ? *gpus.driver_clock()
+                                                        : SteadyClock();
+  std::vector<Gpu*> all;
+  for (std::size_t i = 0; i < gpus.size(); ++i) all.push_back(&gpus.gpu(i));
+  return CheckAll(all, clock, options);
+}
+
+EnergyCounterCheck CheckEnergyCounter(Gpu& gpu, const Clock& clock, const EnergyCounterCheckOptions& options) {
+  return CheckAll({&gpu}, options.clock != nullptr ? *options.clock : clock, options).front();
+}
+
+std::vector<EnergyCounterCheck> CheckEnergyCountersOnGpuThreads(
+    const GpuSet& gpus, const std::function<void(std::size_t, std::function<void()>)>& run_on_gpu,
+    std::chrono::milliseconds deadline, const EnergyCounterCheckOptions& options) {
+  const auto end = std::chrono::steady_clock::now() + deadline;
+  const Clock& clock = options.clock != nullptr        ? *options.clock
+                       : gpus.driver_clock() != nullptr ? *gpus.driver_clock()
+                                                        : SteadyClock();
+  std::vector<std::future<EnergyCounterCheck>> futures;
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    auto promise = std::make_shared<std::promise<EnergyCounterCheck>>();
+    futures.push_back(promise->get_future());
+    Gpu* gpu = &gpus.gpu(i);
+    run_on_gpu(i, [gpu, &clock, options, promise] { promise->set_value(CheckEnergyCounter(*gpu, clock, options)); });
+  }
+  std::vector<EnergyCounterCheck> checks(futures.size());
+  for (std::size_t i = 0; i < futures.size(); ++i) {
+    if (futures[i].wait_until(end) != std::future_status::ready) {
+      checks[i].verdict = CounterVerdict::kInconclusive;
+      checks[i].detail = fmt::format("GPU {} did not finish the energy counter check within {} ms; its driver call "
+                                     "may hang",
+                                     i, deadline.count());
+      continue;
+    }
+    try {
+      checks[i] = futures[i].get();
+    } catch (const std::future_error&) {  // the thread dropped the task: it is stopping
+      checks[i].verdict = CounterVerdict::kInconclusive;
+      checks[i].detail = fmt::format("GPU {}'s thread stopped before the energy counter check ran", i);
+      continue;
+    }
+    if (checks[i].verdict == CounterVerdict::kDisagrees) gpus.gpu(i).DistrustEnergyCounter(DistrustReason(checks[i]));
+  }
+  return checks;
+}
+
+std::string DistrustReason(const EnergyCounterCheck& check) {
+  return fmt::format("at start it disagreed with the GPU's power ({}), so energy is integrated from power instead",
+                     check.detail);
 }
 
 }  // namespace zeus::device

@@ -5,8 +5,10 @@
 
 #include "zeus/device/counter_check.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -52,6 +54,50 @@ class CounterCheckTest : public ::testing::Test {
   FakeClock clock_;
   std::vector<std::unique_ptr<Gpu>> gpus_;
 };
+
+// For daemons: each GPU's check as a task on that GPU's thread, one deadline
+// for all; a GPU whose task never runs (a hung driver call) is inconclusive
+// and holds up no other.
+TEST_F(CounterCheckTest, OnGpuThreadsAHungGpuHoldsUpOnlyItself) {
+  Add(Config(100.0));
+  Add(Config(100.0, 2.0));
+  Add(Config(100.0));
+  GpuSet set("fake", std::move(gpus_));
+  EnergyCounterCheckOptions options;
+  options.clock = &clock_;
+  std::vector<std::function<void()>> held;  // GPU 2's task: its thread is stuck
+  std::thread worker;
+  std::vector<std::function<void()>> queue;
+  const auto checks = CheckEnergyCountersOnGpuThreads(
+      set,
+      [&](std::size_t i, std::function<void()> task) {
+        if (i == 2) {
+          held.push_back(std::move(task));
+        } else {
+          queue.push_back(std::move(task));
+          if (queue.size() == 2) {
+            // One thread runs GPUs 0 and 1 in turn (FakeClock is not shared
+            // between threads).
+            worker = std::thread([tasks = std::move(queue)] {
+              for (const auto& task : tasks) task();
+            });
+          }
+        }
+      },
+      std::chrono::milliseconds(1000), options);
+  worker.join();
+  ASSERT_EQ(checks.size(), 3u);
+  EXPECT_EQ(checks[0].verdict, CounterVerdict::kAgrees) << checks[0].detail;
+  EXPECT_EQ(checks[1].verdict, CounterVerdict::kDisagrees) << checks[1].detail;
+  EXPECT_EQ(checks[2].verdict, CounterVerdict::kInconclusive);
+  EXPECT_THAT(checks[2].detail, HasSubstr("GPU 2 did not finish the energy counter check within 1000 ms"));
+  ASSERT_EQ(held.size(), 1u);
+  held.front()();  // the driver call returns at last: its late result goes nowhere
+  // A task the thread drops (it is stopping) is inconclusive too.
+  const auto dropped = CheckEnergyCountersOnGpuThreads(
+      set, [](std::size_t, std::function<void()> task) { task = nullptr; }, std::chrono::milliseconds(10), options);
+  EXPECT_THAT(dropped[0].detail, HasSubstr("stopped before the energy counter check ran"));
+}
 
 TEST_F(CounterCheckTest, ACorrectCounterAgreesAndEachGpuGetsItsOwnVerdict) {
   Add(Config(100.0));

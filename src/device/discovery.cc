@@ -2,8 +2,6 @@
 
 #include "zeus/device/discovery.h"
 
-#include <functional>
-
 #include <fmt/format.h>
 
 #include "device/amdsmi/amdsmi_discovery.h"
@@ -55,13 +53,7 @@ std::string_view PowerScopeName(PowerScope scope) {
 
 namespace {
 
-// A GpuSet and, per GPU, how to stop trusting its energy counter.
-struct OpenedGpus {
-  std::unique_ptr<GpuSet> set;
-  std::vector<std::function<void(std::string)>> distrust;
-};
-
-Result<OpenedGpus> OpenNvmlGpus(const GpuOptions& options) {
+Result<std::unique_ptr<GpuSet>> OpenNvmlGpus(const GpuOptions& options) {
   using nvml::NvmlError;
   using nvml::NvmlLibrary;
   using nvml::NvmlOperation;
@@ -96,7 +88,6 @@ Result<OpenedGpus> OpenNvmlGpus(const GpuOptions& options) {
     driver_version = version;
   }
 
-  OpenedGpus opened;
   std::vector<std::unique_ptr<Gpu>> gpus;
   for (std::size_t i = 0; i < visible->size(); ++i) {
     const unsigned int nvml_index = (*visible)[i];
@@ -112,8 +103,6 @@ Result<OpenedGpus> OpenNvmlGpus(const GpuOptions& options) {
                                 i, uuids[nvml_index]));
       }
     }
-    nvml::NvmlGpu* raw = gpu.get();
-    opened.distrust.push_back([raw](std::string reason) { raw->DistrustEnergyCounter(std::move(reason)); });
     gpus.push_back(std::move(gpu));
   }
   // The clock shares the library's lifetime (an aliasing shared_ptr).
@@ -121,32 +110,26 @@ Result<OpenedGpus> OpenNvmlGpus(const GpuOptions& options) {
   if (const Clock* clock = (*library)->emulator_clock(); clock != nullptr) {
     driver_clock = std::shared_ptr<const Clock>(*library, clock);
   }
-  opened.set = std::make_unique<GpuSet>(std::move(driver_version), std::move(gpus), std::move(driver_clock),
-                                        GpuVendor::kNvidia);
-  return opened;
+  return std::make_unique<GpuSet>(std::move(driver_version), std::move(gpus), std::move(driver_clock),
+                                  GpuVendor::kNvidia);
 }
 
-Result<OpenedGpus> OpenAmdGpus(const GpuOptions& options) {
+Result<std::unique_ptr<GpuSet>> OpenAmdGpus(const GpuOptions& options) {
   auto amd = amdsmi::OpenAmdSmiGpus(options);
   if (!amd) return Fail(amd.error());
-  OpenedGpus opened;
-  opened.set = std::move(amd->set);
-  for (amdsmi::AmdSmiGpu* gpu : amd->gpus) {
-    opened.distrust.push_back([gpu](std::string reason) { gpu->DistrustEnergyCounter(std::move(reason)); });
-  }
-  return opened;
+  return std::move(amd->set);
 }
 
 // Auto mode: NVIDIA where NVML loads and has GPUs, else AMD.
-Result<OpenedGpus> OpenAnyGpus(const GpuOptions& options) {
+Result<std::unique_ptr<GpuSet>> OpenAnyGpus(const GpuOptions& options) {
   auto nvidia = OpenNvmlGpus(options);
-  if (nvidia && !nvidia->set->empty()) return nvidia;
+  if (nvidia && !(*nvidia)->empty()) return nvidia;
   if (!nvidia && (ChooseNvmlLibrary(options.nvml_library).named_explicitly ||
                   nvidia.error().code() != ErrorCode::kUnavailable)) {
     return nvidia;
   }
   auto amd = OpenAmdGpus(options);
-  if (amd && !amd->set->empty()) return amd;
+  if (amd && !(*amd)->empty()) return amd;
   if (nvidia) return nvidia;  // NVML with no GPUs: the honest answer
   if (amd) return amd;
   if (amd.error().code() != ErrorCode::kUnavailable) return amd;
@@ -161,18 +144,16 @@ Result<std::unique_ptr<GpuSet>> OpenGpus(const GpuOptions& options) {
   if (!check_counters) return Fail(check_counters.error());
   const Result<std::optional<GpuVendor>> vendor = ChooseGpuVendor(options.vendor);
   if (!vendor) return Fail(vendor.error());
-  Result<OpenedGpus> opened = !vendor->has_value()              ? OpenAnyGpus(options)
-                              : **vendor == GpuVendor::kNvidia ? OpenNvmlGpus(options)
-                                                                : OpenAmdGpus(options);
+  Result<std::unique_ptr<GpuSet>> opened = !vendor->has_value()              ? OpenAnyGpus(options)
+                                           : **vendor == GpuVendor::kNvidia ? OpenNvmlGpus(options)
+                                                                             : OpenAmdGpus(options);
   if (!opened) return Fail(opened.error());
-  std::unique_ptr<GpuSet> set = std::move(opened->set);
+  std::unique_ptr<GpuSet> set = std::move(*opened);
   if (*check_counters) {
     const std::vector<EnergyCounterCheck> checks = CheckEnergyCounters(*set);
     for (std::size_t i = 0; i < checks.size(); ++i) {
       if (checks[i].verdict != CounterVerdict::kDisagrees) continue;
-      opened->distrust[i](
-          fmt::format("at start it disagreed with the GPU's power ({}), so energy is integrated from power instead",
-                      checks[i].detail));
+      set->gpu(i).DistrustEnergyCounter(DistrustReason(checks[i]));
       LogWarning("device", fmt::format("GPU {}: the energy counter disagrees with the GPU's power ({}); measuring "
                                        "integrated power instead. zeus info shows the check; {}=0 turns it off",
                                        i, checks[i].detail, kEnergyCounterCheckVariable));

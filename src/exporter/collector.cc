@@ -15,6 +15,7 @@
 #include "http/http.h"
 #include "exporter/process_metrics.h"
 #include "zeus/base/log.h"
+#include "zeus/device/counter_check.h"
 
 namespace zeus::exporter {
 namespace {
@@ -224,6 +225,30 @@ Result<std::unique_ptr<Collector>> Collector::Create(const device::GpuSet* gpus,
   impl->clock = gpus && gpus->driver_clock() ? gpus->driver_clock() : &SteadyClock();
   if (gpus && !gpus->empty()) {
     for (std::size_t i = 0; i < gpus->size(); ++i) {
+      impl->gpu_readers.push_back(std::make_unique<base::SerialWorker>(fmt::format("zeus-scrape{}", i)));
+    }
+    if (options.energy_counter_check_deadline.count() > 0) {
+      const std::vector<device::EnergyCounterCheck> checks = device::CheckEnergyCountersOnGpuThreads(
+          *gpus, [&impl](std::size_t i, std::function<void()> task) { impl->gpu_readers[i]->Post(std::move(task)); },
+          options.energy_counter_check_deadline);
+      for (std::size_t i = 0; i < checks.size(); ++i) {
+        std::string line;
+        if (checks[i].verdict == device::CounterVerdict::kDisagrees) {
+          line = fmt::format("GPU {}: the energy counter disagrees with the GPU's power ({}); exporting integrated "
+                             "power as its energy instead",
+                             i, checks[i].detail);
+        } else if (checks[i].detail.find("did not finish") != std::string::npos) {
+          line = checks[i].detail;
+        }
+        if (line.empty()) continue;
+        if (impl->log) {
+          impl->log(line);
+        } else {
+          zeus::Log({.level = LogLevel::kWarning, .component = "exporter", .message = line});
+        }
+      }
+    }
+    for (std::size_t i = 0; i < gpus->size(); ++i) {
       device::Gpu& gpu = gpus->gpu(i);
       Impl::GpuInfo info;
       info.index = std::to_string(i);
@@ -253,9 +278,6 @@ Result<std::unique_ptr<Collector>> Collector::Create(const device::GpuSet* gpus,
       if (!processes) return Fail(processes.error());
       impl->processes = std::move(*processes);
       impl->processes->StartSampling(options.sample_interval);
-    }
-    for (std::size_t i = 0; i < gpus->size(); ++i) {
-      impl->gpu_readers.push_back(std::make_unique<base::SerialWorker>(fmt::format("zeus-scrape{}", i)));
     }
   }
   impl->sample_interval = options.sample_interval;

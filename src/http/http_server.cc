@@ -115,6 +115,7 @@ bool ServerImpl::TryBeginRequest() {
 }
 
 void ServerImpl::StopAccepting() {
+  std::lock_guard<std::mutex> stop_lock(stop_mutex_);
   std::vector<std::shared_ptr<ServerSession>> live;
   {
     std::lock_guard<std::mutex> lock(mutex_);

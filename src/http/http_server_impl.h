@@ -99,6 +99,9 @@ class ServerImpl final : public HttpServer {
   std::atomic<std::uint64_t> requests_in_flight_{0};
   std::atomic<std::uint64_t> responses_sent_{0};
 
+  // Held for all of StopAccepting(), so that a concurrent Shutdown() cannot
+  // destroy the io_context while another caller still posts to it.
+  std::mutex stop_mutex_;
   std::mutex join_mutex_;  // serialises the waiting part of Shutdown()
   bool joined_ = false;    // guarded by join_mutex_
   std::vector<std::thread> workers_;

@@ -101,6 +101,7 @@ class Daemon::Impl {
         gpu_routes_(gpus, ReadGpuInfo(gpus), GpuRouteOptionsOf(options_)),
         cpu_routes_(cpus, PeriodOf(options_.cpu_power_poll_hz), options_.unix_time_ms),
         pollers_(gpus, cpus, options_.gpu_power_poll_hz, options_.cpu_power_poll_hz, options_.unix_time_ms) {
+    if (options_.energy_counter_check_deadline.count() > 0 && gpus != nullptr) CheckEnergyCounters();
     if (enabled_.Has(ApiGroup::kMetrics)) StartCollector();
   }
 
@@ -200,6 +201,22 @@ class Daemon::Impl {
     json body = {{"sub", claims.sub}, {"scopes", ScopesJson(claims.scopes)}};
     if (claims.exp) body["exp"] = *claims.exp;
     return JsonAnswer(200, body);
+  }
+
+  void CheckEnergyCounters() {
+    const std::vector<device::EnergyCounterCheck> checks =
+        gpu_routes_.CheckEnergyCounters(options_.energy_counter_check_deadline);
+    for (std::size_t id = 0; id < checks.size(); ++id) {
+      if (checks[id].verdict == device::CounterVerdict::kDisagrees) {
+        std::fprintf(stderr,
+                     "zeusd: GPU %zu: the energy counter disagrees with the GPU's power (%s); its cumulative energy "
+                     "is not served (400), as Zeus's daemon does\n",
+                     id, checks[id].detail.c_str());
+      } else if (checks[id].verdict == device::CounterVerdict::kInconclusive &&
+                 checks[id].detail.find("did not finish") != std::string::npos) {
+        std::fprintf(stderr, "zeusd: %s\n", checks[id].detail.c_str());
+      }
+    }
   }
 
   void StartCollector() {

@@ -90,6 +90,11 @@ struct DaemonOptions {
   // How long a blocking write waits for its GPU; zero: gpu_call_timeout.
   // zeusd sets it above the longest command override.
   std::chrono::milliseconds gpu_write_timeout{0};
+  // Trust, but check: at start, each GPU's energy counter against its power
+  // on the GPU's own reader thread (GpuRoutes::CheckEnergyCounters), at most
+  // this long in all, before /metrics starts; a disagreeing counter is then
+  // not used (one line on stderr). Zero: no check.
+  std::chrono::milliseconds energy_counter_check_deadline{0};
 };
 
 class Daemon {

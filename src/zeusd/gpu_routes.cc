@@ -81,6 +81,16 @@ void GpuRoutes::StopWithin(ShutdownDeadline& shutdown) {
   }
 }
 
+std::vector<device::EnergyCounterCheck> GpuRoutes::CheckEnergyCounters(std::chrono::milliseconds deadline) {
+  if (gpus_ == nullptr) return {};
+  std::vector<device::EnergyCounterCheck> checks = device::CheckEnergyCountersOnGpuThreads(
+      *gpus_, [this](std::size_t id, std::function<void()> task) { readers_[id]->Post(std::move(task)); }, deadline);
+  for (std::size_t id = 0; id < checks.size(); ++id) {
+    if (checks[id].verdict == device::CounterVerdict::kDisagrees) info_[id].cumulative_energy_available = false;
+  }
+  return checks;
+}
+
 std::optional<http::HttpResponse> GpuRoutes::ParseWrite(const Target& target, GpuOp op, WriteRequest& request) const {
   QueryFields fields(target, WriteFields(op));
   auto ids_text = fields.Require("gpu_ids");

@@ -28,6 +28,7 @@
 
 #include "base/serial_worker.h"
 #include "http/http.h"
+#include "zeus/device/counter_check.h"
 #include "zeus/device/gpu.h"
 #include "zeusd/gpu_calls.h"
 #include "zeusd/gpu_ops.h"
@@ -68,6 +69,17 @@ class GpuRoutes {
   // Finishes the queued writes, then stops the writers and the readers,
   // noting each in `shutdown`.
   void StopWithin(ShutdownDeadline& shutdown);
+
+  // Trust, but check (zeus/device/counter_check.h): each GPU's energy
+  // counter against its power, every GPU's check on its own reader thread at
+  // once, waiting at most `deadline` in all. A GPU whose counter disagrees is
+  // distrusted (Gpu::DistrustEnergyCounter: its cumulative energy answers 400
+  // from then on, as Zeus's daemon does) and its /discover entry says
+  // cumulative_energy_available false. A GPU whose check has not ended by
+  // then (a hung driver call) is reported inconclusive and left as it is; its
+  // reader is then the hung thread the routes already answer 503 for. Call
+  // once, before serving.
+  std::vector<device::EnergyCounterCheck> CheckEnergyCounters(std::chrono::milliseconds deadline);
 
  private:
   // The request's GPUs and the write's arguments, or the answer that ends it.

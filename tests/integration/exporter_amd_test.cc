@@ -6,9 +6,12 @@
 
 #include <signal.h>
 
+#include <chrono>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <string>
+#include <thread>
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -78,6 +81,58 @@ TEST(ExporterAmdTest, AnMi250MachineIsExportedDieByDie) {
     EXPECT_LT(Sample(body, "zeus_gpu_power_watts", die), 0.0) << die;
     EXPECT_DOUBLE_EQ(Sample(body, "zeus_gpu_power_limit_watts", die), 500.0) << die;
   }
+  exporter.Signal(SIGTERM);
+  exporter.Wait();
+}
+
+// Trust, but check, in the exporter: at start, on each GPU's own scrape
+// thread. A counter at twice the rate is not used: the exported energy is
+// integrated power, which grows at the GPU's 500 W, not 1000 W.
+TEST(ExporterAmdTest, AWrongRateCounterIsCaughtAtStart) {
+  testing::TempDir tmp;
+  json gpu = {{"name", "AMD Instinct MI300X"}, {"min_power_limit_w", 200}, {"max_power_limit_w", 750},
+              {"default_power_limit_w", 750},  {"power_w", 500},           {"energy_counter_rate", 2.0},
+              {"unsupported", {"average_power"}}};
+  const std::string config =
+      tmp.Write("wrong.json", json({{"vendor", "amd"}, {"state_file", tmp.File("wrong.state")}, {"gpus", {gpu}}}).dump());
+  const std::string address = fmt::format("127.0.0.1:{}", testing::FreeLoopbackPort());
+  testing::BackgroundProcess exporter(
+      {ZEUS_TEST_CLI_PATH, "exporter", "--listen", address, "--interval-ms", "20", "--ready-file", tmp.File("ready")},
+      tmp.File("exporter.out"), tmp.File("exporter.err"),
+      {{"ZEUS_GPU_VENDOR", "amd"},
+       {"ZEUS_AMDSMI_LIBRARY", ZEUS_TEST_AMDSMI_EMULATOR_PATH},
+       {"ZEUS_AMDSMI_EMULATOR_CONFIG", config},
+       {"ZEUS_NVML_LIBRARY", std::nullopt},
+       {"ZEUS_POWERCAP_ROOT", tmp.File("no-powercap")},
+       {"CUDA_VISIBLE_DEVICES", std::nullopt},
+       {"HIP_VISIBLE_DEVICES", std::nullopt},
+       {"ROCR_VISIBLE_DEVICES", std::nullopt}});
+  ASSERT_TRUE(testing::WaitUntil([&] {
+    std::ifstream in(tmp.File("ready"));
+    std::string url;
+    return static_cast<bool>(std::getline(in, url)) || !exporter.Running();
+  }));
+  const auto err = [&] {
+    std::ifstream in(tmp.File("exporter.err"));
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  ASSERT_TRUE(exporter.Running()) << err();
+  EXPECT_THAT(err(), HasSubstr("GPU 0: the energy counter disagrees with the GPU's power"));
+  // Two scrapes at least 1 s apart: the energy grew by about 500 W x the time
+  // between them (sampled power, so loosely), far from the counter's 1000 W.
+  auto scrape = [&] {
+    auto body = testing::HttpGet(fmt::format("http://{}/metrics", address));
+    return body ? Sample(*body, "zeus_gpu_energy_joules_total", 0) : -1.0;
+  };
+  double first = -1;
+  ASSERT_TRUE(testing::WaitUntil([&] { return (first = scrape()) > 0; }));
+  const auto start = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const double second = scrape();
+  const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double watts = (second - first) / elapsed_s;
+  EXPECT_GT(watts, 300.0) << second << " - " << first;
+  EXPECT_LT(watts, 700.0) << second << " - " << first;
   exporter.Signal(SIGTERM);
   exporter.Wait();
 }

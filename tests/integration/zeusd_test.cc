@@ -265,7 +265,9 @@ TEST_F(ZeusdTest, AHungGpuCostsOnlyThatGpuAndShutdownCompletes) {
   // /gpu/get_power reads the power field (the GPU-scope reading).
   scenario["faults"] = {{{"function", "nvmlDeviceGetFieldValues"}, {"gpu", 1}, {"hang", true}}};
   dir_.Write("scenario.json", scenario.dump());
-  auto daemon = Start({"--num-workers", "2", "--gpu-timeout-ms", "1500"}, "gpu-read");
+  // Without the counter check, whose own hung call would have the GPU answered
+  // at once from the first request on (next test).
+  auto daemon = Start({"--num-workers", "2", "--gpu-timeout-ms", "1500", "--no-counter-check"}, "gpu-read");
   std::atomic<int> finished{0};
   std::vector<std::thread> hung;
   for (int i = 0; i < 2; ++i) {
@@ -304,6 +306,55 @@ TEST_F(ZeusdTest, AHungGpuCostsOnlyThatGpuAndShutdownCompletes) {
   EXPECT_TRUE(testing::WaitUntil([&] { return !daemon->Running(); })) << Log();
   EXPECT_EQ(daemon->Wait(), 0) << Log();
   EXPECT_THAT(Log(), HasSubstr("exiting with a driver call still hung"));
+}
+
+// Trust, but check, in the daemon: each GPU's counter against its power on
+// the GPU's own reader at start. A counter that disagrees is not served (400,
+// as Zeus's daemon does) and /discover says so; a GPU that hangs in the check
+// keeps neither the start nor the other GPUs waiting past the check's limit.
+TEST_F(ZeusdTest, TheCounterCheckRunsOnEachGpusThreadAtStart) {
+  json scenario = json::parse(std::ifstream(scenario_));
+  scenario["gpus"][1]["energy_counter_rate"] = 2.0;
+  dir_.Write("scenario.json", scenario.dump());
+  {
+    auto daemon = Start({}, "gpu-read");
+    auto discover = Client()->Send("GET", "/discover");
+    ASSERT_TRUE(discover.has_value()) << discover.error().message();
+    const json gpus = json::parse(discover->body)["gpus"];
+    ASSERT_EQ(gpus.size(), 2u);
+    EXPECT_EQ(gpus[0]["cumulative_energy_available"], true);
+    EXPECT_EQ(gpus[1]["cumulative_energy_available"], false);
+    auto energy = Client()->Send("GET", "/gpu/get_cumulative_energy?gpu_ids=1");
+    ASSERT_TRUE(energy.has_value()) << energy.error().message();
+    EXPECT_EQ(energy->status, 400) << energy->body;
+    EXPECT_THAT(energy->body, HasSubstr("disagreed with the GPU's power"));
+    EXPECT_EQ(Client()->Send("GET", "/gpu/get_cumulative_energy?gpu_ids=0")->status, 200);
+    EXPECT_THAT(Log(), HasSubstr("GPU 1: the energy counter disagrees with the GPU's power"));
+    daemon->Signal(SIGTERM);
+    EXPECT_EQ(daemon->Wait(), 0) << Log();
+  }
+  {
+    // --no-counter-check trusts it.
+    auto daemon = Start({"--no-counter-check"}, "gpu-read");
+    const json gpus = json::parse(Client()->Send("GET", "/discover")->body)["gpus"];
+    EXPECT_EQ(gpus[1]["cumulative_energy_available"], true);
+    daemon->Signal(SIGTERM);
+    EXPECT_EQ(daemon->Wait(), 0) << Log();
+  }
+  // A GPU whose power read hangs: the daemon still starts, and GPU 0 answers.
+  scenario["gpus"][1].erase("energy_counter_rate");
+  scenario["faults"] = {{{"function", "nvmlDeviceGetFieldValues"}, {"gpu", 1}, {"hang", true}}};
+  dir_.Write("scenario.json", scenario.dump());
+  auto daemon = Start({"--gpu-timeout-ms", "1500"}, "gpu-read");
+  EXPECT_THAT(Log(), HasSubstr("GPU 1 did not finish the energy counter check within"));
+  auto power = Client()->Send("GET", "/gpu/get_power?gpu_ids=0");
+  ASSERT_TRUE(power.has_value()) << power.error().message();
+  EXPECT_EQ(power->status, 200) << power->body;
+  const json gpus = json::parse(Client()->Send("GET", "/discover")->body)["gpus"];
+  EXPECT_EQ(gpus[0]["cumulative_energy_available"], true);
+  daemon->Signal(SIGTERM);
+  EXPECT_TRUE(testing::WaitUntil([&] { return !daemon->Running(); })) << Log();
+  EXPECT_EQ(daemon->Wait(), 0) << Log();
 }
 
 TEST_F(ZeusdTest, NonSocketFileIsLeftAlone) {

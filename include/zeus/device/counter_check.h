@@ -38,6 +38,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,6 +81,26 @@ struct EnergyCounterCheck {
 // whose reads fail is kInconclusive with the error in `detail`.
 // REQUIRES: options.window > 0, options.poll_period > 0, options.max_ratio > 1.
 std::vector<EnergyCounterCheck> CheckEnergyCounters(const GpuSet& gpus, const EnergyCounterCheckOptions& options = {});
+
+// The same check for one GPU, timed on `clock` (its set's driver_clock(),
+// else SteadyClock(); options.clock, when set, wins). For a daemon that runs
+// each GPU's check on that GPU's own thread, so that a GPU whose driver call
+// hangs holds up only its own check.
+EnergyCounterCheck CheckEnergyCounter(Gpu& gpu, const Clock& clock, const EnergyCounterCheckOptions& options = {});
+
+// What Gpu::DistrustEnergyCounter is told for a counter that disagreed.
+std::string DistrustReason(const EnergyCounterCheck& check);
+
+// Trust, but check, for daemons (zeusd, the exporter), whose start a hung GPU
+// must not block: runs each GPU's CheckEnergyCounter as a task handed to
+// `run_on_gpu(i, task)`, which must run it on GPU i's own thread, waits at
+// most `deadline` in all, and distrusts (Gpu::DistrustEnergyCounter) each GPU
+// whose counter disagrees. A GPU whose check has not ended by then (a driver
+// call that hangs) is reported kInconclusive, its detail saying so; its task
+// stays with its thread, which must stop before `gpus` is destroyed.
+std::vector<EnergyCounterCheck> CheckEnergyCountersOnGpuThreads(
+    const GpuSet& gpus, const std::function<void(std::size_t, std::function<void()>)>& run_on_gpu,
+    std::chrono::milliseconds deadline, const EnergyCounterCheckOptions& options = {});
 
 }  // namespace zeus::device
 

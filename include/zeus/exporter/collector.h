@@ -106,6 +106,11 @@ struct CollectorOptions {
   // driver clock, else the steady clock). Ignored without GPUs.
   bool per_process = false;
   monitor::ProcessEnergyOptions process_energy;
+  // Trust, but check (zeus/device/counter_check.h): at Create, each GPU's
+  // energy counter against its power on the GPU's own scrape thread, at most
+  // this long in all; a counter that disagrees is not used (its energy is
+  // integrated from power instead, one logged line). Zero: no check.
+  std::chrono::milliseconds energy_counter_check_deadline{0};
 };
 
 class Collector {

@@ -127,12 +127,16 @@ Result<std::uint32_t> AmdSmiGpu::MemoryPowerMw() {
               fmt::format("reading the memory power of {}: AMD SMI has no memory power domain", label_));
 }
 
-void AmdSmiGpu::DistrustEnergyCounter(std::string reason) { counter_distrust_reason_ = std::move(reason); }
+void AmdSmiGpu::DistrustEnergyCounter(std::string reason) {
+  if (counter_distrusted_.load(std::memory_order_acquire)) return;  // once
+  counter_distrust_reason_ = std::move(reason);
+  counter_distrusted_.store(true, std::memory_order_release);
+}
 
 void AmdSmiGpu::NoPowerOfItsOwn(std::string reason) { no_power_reason_ = std::move(reason); }
 
 bool AmdSmiGpu::SupportsEnergyCounter() {
-  if (counter_distrust_reason_ || no_power_reason_) return false;
+  if (counter_distrusted_.load(std::memory_order_acquire) || no_power_reason_) return false;
   std::uint64_t accumulator = 0;
   float resolution = 0;
   std::uint64_t timestamp = 0;
@@ -142,9 +146,9 @@ bool AmdSmiGpu::SupportsEnergyCounter() {
 
 Result<std::uint64_t> AmdSmiGpu::TotalEnergyMj() {
   if (no_power_reason_) return Fail(NotReported("energy counter"));
-  if (counter_distrust_reason_) {
+  if (counter_distrusted_.load(std::memory_order_acquire)) {
     return Fail(ErrorCode::kNotSupported,
-                fmt::format("{}'s energy counter is not used: {}", label_, *counter_distrust_reason_));
+                fmt::format("{}'s energy counter is not used: {}", label_, counter_distrust_reason_));
   }
   std::uint64_t accumulator = 0;
   float resolution_uj = 0;

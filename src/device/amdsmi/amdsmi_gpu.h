@@ -17,6 +17,7 @@
 #ifndef ZEUS_DEVICE_AMDSMI_AMDSMI_GPU_H_
 #define ZEUS_DEVICE_AMDSMI_AMDSMI_GPU_H_
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -73,8 +74,7 @@ class AmdSmiGpu final : public Gpu {
   Status SetMemoryLockedClocks(unsigned int min_mhz, unsigned int max_mhz) override;
   Status ResetMemoryLockedClocks() override;
 
-  // See NvmlGpu::DistrustEnergyCounter.
-  void DistrustEnergyCounter(std::string reason);
+  void DistrustEnergyCounter(std::string reason) override;
   // For the die of a dual-die board that reports no power of its own (the
   // second GCD of an MI250, whose partner reports the whole board's): from
   // now on every power and energy reading is kNotSupported naming `reason`.
@@ -96,8 +96,11 @@ class AmdSmiGpu final : public Gpu {
   amdsmi_processor_handle handle_;
   unsigned int hip_index_;
   std::string label_;
+  // The reason is written once, before the flag is set (release); read only
+  // after the flag is seen set (acquire).
+  std::atomic<bool> counter_distrusted_{false};
+  std::string counter_distrust_reason_;
   // Set once, before the GpuSet is handed out (OpenGpus), then only read.
-  std::optional<std::string> counter_distrust_reason_;
   std::optional<std::string> no_power_reason_;
 };
 

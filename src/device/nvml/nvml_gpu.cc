@@ -175,12 +175,13 @@ Result<std::uint32_t> NvmlGpu::MemoryPowerMw() {
 }
 
 void NvmlGpu::DistrustEnergyCounter(std::string reason) {
-  counter_distrusted_ = true;
+  if (counter_distrusted_.load(std::memory_order_acquire)) return;  // once
   counter_distrust_reason_ = std::move(reason);
+  counter_distrusted_.store(true, std::memory_order_release);
 }
 
 bool NvmlGpu::SupportsEnergyCounter() {
-  if (counter_distrusted_) return false;
+  if (counter_distrusted_.load(std::memory_order_acquire)) return false;
   auto arch = Architecture();
   if (!arch || *arch == GpuArchitecture::kUnknown || *arch < GpuArchitecture::kVolta) return false;
   unsigned long long energy_mj = 0;
@@ -188,7 +189,7 @@ bool NvmlGpu::SupportsEnergyCounter() {
 }
 
 Result<std::uint64_t> NvmlGpu::TotalEnergyMj() {
-  if (counter_distrusted_) {
+  if (counter_distrusted_.load(std::memory_order_acquire)) {
     return Fail(ErrorCode::kNotSupported,
                 fmt::format("{}'s energy counter is not used: {}", label_, counter_distrust_reason_));
   }

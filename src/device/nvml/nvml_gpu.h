@@ -56,11 +56,7 @@ class NvmlGpu final : public Gpu {
   Result<std::vector<GpuProcess>> RunningProcesses() override;
   Result<std::vector<GpuProcessUtilization>> ProcessUtilization(std::uint64_t since_timestamp_us) override;
 
-  // Trust, but check (zeus/device/counter_check.h): from now on
-  // SupportsEnergyCounter() answers false and TotalEnergyMj() kNotSupported
-  // naming `reason`, so that every measurement integrates power instead.
-  // OpenGpus calls it for a counter that disagreed with power at start.
-  void DistrustEnergyCounter(std::string reason);
+  void DistrustEnergyCounter(std::string reason) override;
 
  private:
   Error QueryError(nvmlReturn_t rc, std::string_view what) const;
@@ -81,8 +77,9 @@ class NvmlGpu final : public Gpu {
   std::string label_;
   std::atomic<FieldScope> instant_scope_{FieldScope::kUnresolved};
   std::atomic<FieldScope> average_scope_{FieldScope::kUnresolved};
-  // Set once, before the GpuSet is handed out (OpenGpus), then only read.
-  bool counter_distrusted_ = false;
+  // The reason is written once, before the flag is set (release); read only
+  // after the flag is seen set (acquire).
+  std::atomic<bool> counter_distrusted_{false};
   std::string counter_distrust_reason_;
 };
 
