@@ -36,7 +36,7 @@ test: deps
 	@scripts/test-all
 
 test-asan:
-	@ZEUS_TEST_STAGES="asan-build asan-ctest" scripts/test-all
+	@ZEUS_TEST_STAGES="asan-build asan-unit asan-ctest" scripts/test-all
 
 # The test binaries whose code runs threads (the list is in scripts/test-all).
 test-tsan:

@@ -79,7 +79,7 @@ TEST_F(CounterCheckTest, OnGpuThreadsAHungGpuHoldsUpOnlyItself) {
             // One thread runs GPUs 0 and 1 in turn (FakeClock is not shared
             // between threads).
             worker = std::thread([tasks = std::move(queue)] {
-              for (const auto& task : tasks) task();
+              for (const auto& run : tasks) run();
             });
           }
         }
