@@ -324,6 +324,11 @@ int UsageError(std::string_view message) {
   return ExitCodeFor(ErrorCode::kInvalidArgument);
 }
 
+int Failure(const Error& e) {
+  fmt::print(stderr, "error: {}\n", e.message());
+  return ExitCodeFor(e.code());
+}
+
 // ---------------------------------------------------------------------------
 // Path flags.
 

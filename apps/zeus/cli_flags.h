@@ -103,6 +103,9 @@ void RejectFlagValues(CLI::App& app);
 // A usage error after parsing (flags that contradict each other, a cap over
 // several flags): prints `error: <message>` and returns 2.
 int UsageError(std::string_view message);
+// The one failure path of a command: prints `error: <message>` on stderr and
+// returns the exit code of the error's code (ExitCodeFor).
+int Failure(const Error& e);
 
 // `--idle-power MODEL=WATTS` values (repeatable; the model as `zeus info`
 // shows it, 0 <= WATTS <= 10000) as idle power in mW per model, for

@@ -37,13 +37,6 @@ constexpr long long kMaxIntervalMs = 60'000;
 constexpr double kMaxKillAfterS = 86'400;
 constexpr long long kMaxCount = 1'000'000'000;
 
-double Seconds(nanoseconds d) { return std::chrono::duration<double>(d).count(); }
-
-int Failure(const Error& e) {
-  fmt::print(stderr, "error: {}\n", e.message());
-  return ExitCodeFor(e.code());
-}
-
 // Opens what the flags ask for. No NVIDIA driver is not an error (the
 // command is still timed); an explicitly named library that fails is. A RAPL
 // package that cannot be read is kept: the window reports its error and the
@@ -146,7 +139,7 @@ int RunLivePower(MonitorFlags& flags) {
   std::fflush(stdout);
   const nanoseconds start = SteadyClock().Now();
   for (long long line = 0; flags.count == 0 || line < flags.count; ++line) {
-    std::string row = fmt::format("{:>9.2f}", Seconds(SteadyClock().Now() - start));
+    std::string row = fmt::format("{:>9.2f}", ToSeconds(SteadyClock().Now() - start));
     for (std::size_t i : devices->gpu_indices) {
       device::Gpu& gpu = devices->gpus->gpu(i);
       auto p = gpu.InstantPowerMw();

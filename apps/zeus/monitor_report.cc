@@ -22,8 +22,6 @@ namespace {
 using json = nlohmann::json;
 using std::chrono::nanoseconds;
 
-double Seconds(nanoseconds d) { return std::chrono::duration<double>(d).count(); }
-
 // Writes the report to -o FILE or stdout. False (after a message) on failure.
 bool EmitReport(const MonitorFlags& flags, const std::string& text) {
   if (flags.output.empty()) {
@@ -61,7 +59,7 @@ chart::Chart PowerChart(const monitor::PowerMonitor& pm, const std::string& comm
     s.stroke_width = 1.6;
     for (const monitor::PowerSample& sample : pm.Timeline(gpu)) {
       if (!sample.instant_mw) continue;
-      s.points.emplace_back(Seconds(sample.time - pm.start_time()), *sample.instant_mw / 1000.0);
+      s.points.emplace_back(ToSeconds(sample.time - pm.start_time()), *sample.instant_mw / 1000.0);
     }
     c.series.push_back(std::move(s));
   }
@@ -115,7 +113,7 @@ json GpuJson(const monitor::GpuMeasurement& g, double time_s, const monitor::Pow
   j["peak_power_w"] = peak ? json(*peak) : json(nullptr);
   j["peak_from"] = peak ? json(peak_from) : json(nullptr);
   auto period = power ? power->UpdatePeriod(g.index) : std::nullopt;
-  j["update_period_s"] = period ? json(Seconds(*period)) : json(nullptr);
+  j["update_period_s"] = period ? json(ToSeconds(*period)) : json(nullptr);
   j["source"] = std::string(monitor::EnergySourceName(g.source));
   j["uncertain"] = g.uncertain;
   return j;

@@ -31,8 +31,6 @@ using zeusd::DeviceKind;
 constexpr std::string_view kAcceptedForms = "unix:///path/to/zeusd.sock or http://HOST:PORT";
 constexpr std::uint16_t kZeusdDefaultPort = 4938;
 
-double Seconds(nanoseconds d) { return std::chrono::duration<double>(d).count(); }
-
 // Calls f(item) for each comma-separated item of `list` (empty items included).
 template <class F>
 void ForEachItem(std::string_view list, F&& f) {
@@ -227,7 +225,7 @@ void RemoteMeasurement::End(nanoseconds settle_timeout) {
 }
 
 void RemoteMeasurement::Compute() {
-  const double duration_s = Seconds(end_ - begin_);
+  const double duration_s = ToSeconds(end_ - begin_);
   // Our steady clock against our wall clock, to state each daemon's offset
   // as wall clock against wall clock.
   const nanoseconds steady_minus_unix =
@@ -241,7 +239,7 @@ void RemoteMeasurement::Compute() {
     node["url"] = e.url;
     node["endpoint"] = e.endpoint;
     auto offset = client_->ClockOffset(e.endpoint);
-    node["clock_offset_s"] = offset ? json(Seconds(*offset - steady_minus_unix)) : json(nullptr);
+    node["clock_offset_s"] = offset ? json(ToSeconds(*offset - steady_minus_unix)) : json(nullptr);
     node["gpus"] = json::array();
     node["cpus"] = json::array();
     node["stream_errors"] = json::array();
@@ -273,7 +271,7 @@ void RemoteMeasurement::Compute() {
             d["dram_energy_j"] = dram_j ? json(*dram_j) : json(nullptr);
             d["dram_avg_power_w"] = dram_j && duration_s > 0 ? json(*dram_j / duration_s) : json(nullptr);
           }
-          d["uncovered_s"] = Seconds(energy->uncovered);
+          d["uncovered_s"] = ToSeconds(energy->uncovered);
           d["gaps"] = energy->gaps;
           d["uncertain"] = !energy->complete();
           d["error"] = nullptr;
@@ -281,7 +279,7 @@ void RemoteMeasurement::Compute() {
           if (!energy->complete()) {
             notes_.push_back(fmt::format("{}: {} {}: {:.3f} s of the run had no power reading ({} gap{}); its "
                                          "energy is a lower bound",
-                                         e.url, kind, id, Seconds(energy->uncovered), energy->gaps,
+                                         e.url, kind, id, ToSeconds(energy->uncovered), energy->gaps,
                                          energy->gaps == 1 ? "" : "s"));
           }
         }

@@ -69,11 +69,6 @@ struct ReproduceFlags {
   std::uint64_t drift_seed = 1;
 };
 
-int Failure(const Error& e) {
-  fmt::print(stderr, "error: {}\n", e.message());
-  return ExitCodeFor(e.code());
-}
-
 // A comma-separated list of `flag` ("a, b,c"); an empty list or item is an
 // error, and so is an item given twice.
 Result<std::vector<std::string>> SplitList(std::string_view flag, const std::string& s) {

@@ -51,11 +51,6 @@ struct SimulateFlags {
   std::string via_server;
 };
 
-int Failure(const Error& e) {
-  fmt::print(stderr, "error: {}\n", e.message());
-  return ExitCodeFor(e.code());
-}
-
 Result<simulator::Policy> ParsePolicy(const std::string& name) {
   for (simulator::Policy p : {simulator::Policy::kZeus, simulator::Policy::kGridSearch,
                               simulator::Policy::kPowerLimitOnly, simulator::Policy::kBatchSizeOnly,

@@ -57,11 +57,6 @@ struct TopFlags {
   std::vector<std::string> idle_power;  // MODEL=WATTS
 };
 
-int Failure(const Error& e) {
-  fmt::print(stderr, "error: {}\n", e.message());
-  return ExitCodeFor(e.code());
-}
-
 // Writes all of `data` to `fd` (retrying short writes and EINTR); false on error.
 bool WriteAll(int fd, std::string_view data) {
   while (!data.empty()) {
@@ -235,8 +230,8 @@ void DrawOnTerminal(const TopFrame& frame) {
   Terminal::Draw(std::move(lines), width, rows);
 }
 
-void PrintFrame(const TopFrame& frame, bool json) {
-  if (json) {
+void PrintFrame(const TopFrame& frame, bool as_json) {
+  if (as_json) {
     fmt::print("{}\n", TopFrameJson(frame).dump());
   } else {
     for (const std::string& line : RenderTopFrame(frame, 0)) fmt::print("{}\n", line);

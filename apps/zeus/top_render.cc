@@ -21,7 +21,6 @@ using monitor::ProcessLabels;
 constexpr std::size_t kPodChars = 8;
 constexpr std::size_t kContainerChars = 12;
 
-double Seconds(std::chrono::nanoseconds d) { return std::chrono::duration<double>(d).count(); }
 double Joules(std::int64_t mj) { return static_cast<double>(mj) / 1000.0; }
 
 // Average watts of `energy_mj` over `duration`; 0 for an empty interval.
@@ -169,9 +168,9 @@ std::string JobColumn(const ProcessLabels& labels) {
 std::vector<std::string> RenderTopFrame(const TopFrame& frame, std::size_t width) {
   const std::vector<GpuFigures> gpus = Collect(frame);
   std::vector<std::string> lines;
-  std::string header = fmt::format("zeus top  elapsed {:.1f} s  {} GPU{}", Seconds(frame.elapsed), gpus.size(),
+  std::string header = fmt::format("zeus top  elapsed {:.1f} s  {} GPU{}", ToSeconds(frame.elapsed), gpus.size(),
                                    gpus.size() == 1 ? "" : "s");
-  if (frame.refresh.count() > 0) header += fmt::format("  refresh {:.1f} s", Seconds(frame.refresh));
+  if (frame.refresh.count() > 0) header += fmt::format("  refresh {:.1f} s", ToSeconds(frame.refresh));
   lines.push_back(header);
   for (const GpuFigures& g : gpus) AppendGpu(frame, g, lines);
   for (std::string& line : lines) line = TruncateLine(line, width);
@@ -180,14 +179,14 @@ std::vector<std::string> RenderTopFrame(const TopFrame& frame, std::size_t width
 
 json TopFrameJson(const TopFrame& frame) {
   json out;
-  out["elapsed_s"] = Seconds(frame.elapsed);
+  out["elapsed_s"] = ToSeconds(frame.elapsed);
   out["gpus"] = json::array();
   for (const GpuFigures& g : Collect(frame)) {
     const GpuIntervalView* v = g.view;
     json j;
     j["index"] = g.index;
     j["name"] = OrNull(g.name);
-    j["interval_s"] = v != nullptr ? Seconds(v->duration) : 0.0;
+    j["interval_s"] = v != nullptr ? ToSeconds(v->duration) : 0.0;
     j["power_w"] = v != nullptr && v->power_mw ? json(*v->power_mw / 1000.0) : json(nullptr);
     j["idle_power_w"] = v != nullptr ? json(v->idle_power_mw / 1000.0) : json(nullptr);
     j["idle_source"] = v != nullptr ? json(std::string(monitor::IdlePowerSourceName(v->idle_source))) : json(nullptr);

@@ -33,7 +33,7 @@ struct WhatIfFlags {
   std::string svg;
 };
 
-int Failure(const Error& e) {
+int WhatIfFailure(const Error& e) {
   fmt::print(stderr, "error: {}\n", e.message());
   // A profile that does not exist is a bad argument, like a malformed one.
   return e.code() == ErrorCode::kNotFound ? 2 : ExitCodeFor(e.code());
@@ -44,11 +44,11 @@ int RunWhatIf(const WhatIfFlags& f) {
   std::optional<OutputFile> svg;
   if (!f.svg.empty()) {
     Result<OutputFile> opened = OutputFile::Open("--svg", f.svg);
-    if (!opened) return Failure(opened.error());
+    if (!opened) return WhatIfFailure(opened.error());
     svg.emplace(std::move(*opened));
   }
   Result<runtime::PowerLimitProfileFile> profile = runtime::LoadPowerLimitProfile(f.profile);
-  if (!profile) return Failure(profile.error());
+  if (!profile) return WhatIfFailure(profile.error());
 
   runtime::PowerLimitWhatIfOptions options;
   options.profile_steps = f.profile_steps;
@@ -59,7 +59,7 @@ int RunWhatIf(const WhatIfFlags& f) {
   options.max_slowdown = f.max_slowdown;
   options.baseline_power_limit_w = f.baseline_w;
   Result<runtime::PowerLimitWhatIfReport> report = runtime::ComputePowerLimitWhatIf(profile->measurements, options);
-  if (!report) return Failure(report.error().WithContext(f.profile));
+  if (!report) return WhatIfFailure(report.error().WithContext(f.profile));
 
   const std::string text =
       f.as_json ? runtime::PowerLimitWhatIfJson(*report) : runtime::FormatPowerLimitWhatIfText(*report);
@@ -68,7 +68,7 @@ int RunWhatIf(const WhatIfFlags& f) {
   if (svg) {
     std::string title = "What-if: " + f.profile;
     if (profile->gpu_model) title += " (" + *profile->gpu_model + ")";
-    if (Status s = svg->Commit(WhatIfSvg(*report, title)); !s) return Failure(s.error());
+    if (Status s = svg->Commit(WhatIfSvg(*report, title)); !s) return WhatIfFailure(s.error());
   }
   return 0;
 }

@@ -8,7 +8,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "zeus/base/error.h"
+
 namespace zeus::zeusd_cli {
+
+// A command's failure: prints `error: <message>` on stderr and returns the
+// exit code of the error's code (ExitCodeFor).
+int ExitWith(const Error& error);
 
 // `zeusd serve`: the daemon.
 void RegisterServeCommand(CLI::App& app, int* exit_code);

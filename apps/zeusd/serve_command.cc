@@ -34,6 +34,12 @@
 #include "zeusd/startup.h"
 
 namespace zeus::zeusd_cli {
+
+int ExitWith(const Error& error) {
+  std::fprintf(stderr, "error: %s\n", error.message().c_str());
+  return ExitCodeFor(error.code());
+}
+
 namespace {
 
 using cli::IntegerFlag;
@@ -59,11 +65,6 @@ struct ServeFlags {
   bool no_counter_check = false;
   std::string powercap_root;
 };
-
-int ExitWith(const Error& error) {
-  std::fprintf(stderr, "error: %s\n", error.message().c_str());
-  return ExitCodeFor(error.code());
-}
 
 bool Has(const std::vector<zeusd::ApiGroup>& groups, zeusd::ApiGroup group) {
   for (zeusd::ApiGroup g : groups) {

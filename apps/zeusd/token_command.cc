@@ -22,11 +22,6 @@ struct TokenFlags {
   std::string expires;
 };
 
-int ExitWith(const Error& error) {
-  std::fprintf(stderr, "error: %s\n", error.message().c_str());
-  return ExitCodeFor(error.code());
-}
-
 int RunTokenIssue(const TokenFlags& flags) {
   auto scopes = zeusd::ParseApiGroups(flags.scope);
   if (!scopes) return cli::UsageError(fmt::format("--scope {}", scopes.error().message()));

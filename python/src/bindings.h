@@ -16,6 +16,9 @@
 
 #include <pybind11/pybind11.h>
 
+#include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <utility>
 
 #include "python/src/log.h"
@@ -39,6 +42,11 @@ template <class T>
 T Unwrap(Result<T> result, ErrorDomain domain = ErrorDomain::kGeneral) {
   if (!result) ThrowError(result.error(), domain);
   if constexpr (!std::is_void_v<T>) return std::move(*result);
+}
+
+// Seconds from Python (a float) as the nearest nanoseconds.
+inline std::chrono::nanoseconds Nanoseconds(double seconds) {
+  return std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(seconds * 1e9)));
 }
 
 void RegisterErrors(py::module_& m);

@@ -129,7 +129,7 @@ Result<std::shared_ptr<NativeMonitor>> OpenNativeMonitor(const std::optional<std
 // (cpu_mj, gpu_mj, total_mj, [problems]), each energy None when the SoC has
 // no such rail or its read failed in the window (then a problem names the
 // file). A device error is raised.
-py::tuple MeasurementTuple(const monitor::Measurement& m, bool any_cpus) {
+py::tuple MeasurementToTuple(const monitor::Measurement& m, bool any_cpus) {
   py::dict gpu_energy;
   py::list estimated;
   for (const monitor::GpuMeasurement& g : m.gpus) {
@@ -206,10 +206,6 @@ std::optional<monitor::PowerDomain> FieldDomain(SampleField field) {
 }
 
 double Seconds(std::chrono::nanoseconds t) { return std::chrono::duration<double>(t).count(); }
-std::chrono::nanoseconds Nanoseconds(double seconds) {
-  return std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(seconds * 1e9)));
-}
-
 std::shared_ptr<monitor::PowerMonitor> LivePower(NativePowerMonitor& self, const char* what) {
   CheckNotForked(self, what);
   if (self.power == nullptr) {
@@ -440,7 +436,7 @@ void RegisterMonitor(py::module_& m) {
             if (!measured && measured.error().code() == ErrorCode::kNotFound) {
               ThrowError(Error(ErrorCode::kNotFound, fmt::format("Measurement window '{}' does not exist", name)));
             }
-            return MeasurementTuple(Unwrap(std::move(measured), ErrorDomain::kGpu), !monitor.cpu_indices().empty());
+            return MeasurementToTuple(Unwrap(std::move(measured), ErrorDomain::kGpu), !monitor.cpu_indices().empty());
           },
           py::arg("name"), py::arg("cancel") = false,
           "Ends the window: (time_s, gpu_energy, cpu_energy or None, dram_energy or None, estimated GPUs, "

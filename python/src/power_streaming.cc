@@ -178,7 +178,7 @@ py::tuple Energy(const PowerStreamingClient& c, const std::string& endpoint, con
   return py::make_tuple(e.energy_mj / 1000.0, dram_j, ToSeconds(e.uncovered), e.gaps);
 }
 
-py::list Status(const PowerStreamingClient& c) {
+py::list StreamStatuses(const PowerStreamingClient& c) {
   py::list out;
   for (const zeusd::StreamStatus& s : c.Streams()) {
     py::dict d;
@@ -229,7 +229,7 @@ void RegisterPowerStreaming(py::module_& m) {
             return c.WaitForUpdate(last_seen, timeout);
           },
           py::arg("last_seen"), py::arg("timeout_s"))
-      .def("status", &Status)
+      .def("status", &StreamStatuses)
       .def("stop", &PowerStreamingClient::Stop, py::call_guard<ReleaseGil>())
       .def_property_readonly("stopped", &PowerStreamingClient::stopped);
 }

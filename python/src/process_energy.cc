@@ -36,10 +36,6 @@ struct NativeProcessEnergy : ForkAware {
   }
 };
 
-std::chrono::nanoseconds Nanoseconds(double seconds) {
-  return std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(seconds * 1e9)));
-}
-
 double Joules(std::int64_t mj) { return static_cast<double>(mj) / 1000.0; }
 
 Result<std::shared_ptr<NativeProcessEnergy>> Open(double interval_s, const std::map<std::string, double>& idle_power_w,

@@ -11,8 +11,6 @@
 namespace zeus::bso {
 namespace {
 
-SqlValue I(std::int64_t v) { return SqlValue(v); }
-
 // The last guard of the file comment in arm_statistics.h.
 Status CheckArmFinite(const std::string& job_id, const StoredArm& arm) {
   const optimizer::ArmPosterior& p = arm.posterior;
@@ -31,10 +29,10 @@ Status CheckArmFinite(const std::string& job_id, const StoredArm& arm) {
 Status WriteArm(SqlConnection& c, const std::string& job_id, const StoredArm& arm, bool insert) {
   if (Status finite = CheckArmFinite(job_id, arm); !finite) return finite;
   const std::vector<SqlValue> params = {job_id,
-                                        I(arm.posterior.arm),
+                                        SqlInt(arm.posterior.arm),
                                         arm.posterior.mean,
                                         arm.posterior.precision,
-                                        I(arm.moments.count),
+                                        SqlInt(arm.moments.count),
                                         arm.moments.mean,
                                         arm.moments.m2};
   const std::string_view sql =
@@ -59,7 +57,7 @@ Status CheckTrialCost(double cost) {
 }
 
 Result<std::vector<double>> ReadArmRewards(SqlConnection& c, const ArmJob& job, int batch_size, std::int64_t limit) {
-  const std::vector<SqlValue> params = {job.job_id, I(batch_size)};
+  const std::vector<SqlValue> params = {job.job_id, SqlInt(batch_size)};
   std::string sql =
       "SELECT time, energy FROM bso_trial WHERE job_id = $1 AND batch_size = $2 AND status = 'Succeeded' "
       "ORDER BY trial_number DESC";
@@ -79,7 +77,7 @@ Result<std::vector<double>> ReadArmRewards(SqlConnection& c, const ArmJob& job, 
 }
 
 Result<std::optional<StoredArm>> LoadArm(SqlConnection& c, const std::string& job_id, int batch_size) {
-  const std::vector<SqlValue> params = {job_id, I(batch_size)};
+  const std::vector<SqlValue> params = {job_id, SqlInt(batch_size)};
   Result<std::vector<SqlRow>> rows =
       c.Query("SELECT mean, precision_, num_observations, reward_mean, reward_m2 FROM bso_arm "
               "WHERE job_id = $1 AND batch_size = $2",

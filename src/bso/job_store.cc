@@ -18,8 +18,6 @@ namespace {
 
 using optimizer::NumpyRandomState;
 
-SqlValue I(std::int64_t v) { return SqlValue(v); }
-
 // ---- the generator state ----------------------------------------------------
 
 std::string Hex128(std::uint64_t high, std::uint64_t low) { return fmt::format("0x{:016x}{:016x}", high, low); }
@@ -37,10 +35,10 @@ bool ParseHex128(const std::string& text, std::uint64_t& high, std::uint64_t& lo
 
 // Booleans are 0/1, batch sizes a JSON list (schema.h).
 SqlValue ToSql(const std::string& v) { return v; }
-SqlValue ToSql(int v) { return I(v); }
-SqlValue ToSql(std::int64_t v) { return I(v); }
+SqlValue ToSql(int v) { return SqlInt(v); }
+SqlValue ToSql(std::int64_t v) { return SqlInt(v); }
 SqlValue ToSql(double v) { return v; }
-SqlValue ToSql(bool v) { return I(v ? 1 : 0); }
+SqlValue ToSql(bool v) { return SqlInt(v ? 1 : 0); }
 SqlValue ToSql(const std::vector<int>& v) { return nlohmann::json(v).dump(); }
 template <class T>
 SqlValue ToSql(const std::optional<T>& v) {
@@ -220,7 +218,7 @@ Status InsertJob(SqlConnection& c, const JobSpec& spec, const std::string& rng_s
   std::vector<SqlValue> params;
   ForEachJobSpecField([&](const auto& field) { params.push_back(ToSql(spec.*field.member)); });
   params.insert(params.end(), {rng_state, std::string("Pruning"), SqlValue(std::monostate{}),
-                               I(spec.default_batch_size), I(1), I(created_us)});
+                               SqlInt(spec.default_batch_size), SqlInt(1), SqlInt(created_us)});
   std::vector<std::string> placeholders;
   for (std::size_t i = 1; i <= params.size(); ++i) placeholders.push_back(fmt::format("${}", i));
   BSO_CHECK(ExecuteOne(c,
@@ -228,7 +226,7 @@ Status InsertJob(SqlConnection& c, const JobSpec& spec, const std::string& rng_s
                                    fmt::join(placeholders, ", ")),
                        params));
   for (int bs : spec.batch_sizes) {
-    BSO_CHECK(ExecuteOne(c, "INSERT INTO bso_batch_size (job_id, batch_size) VALUES ($1, $2)", {*spec.job_id, I(bs)}));
+    BSO_CHECK(ExecuteOne(c, "INSERT INTO bso_batch_size (job_id, batch_size) VALUES ($1, $2)", {*spec.job_id, SqlInt(bs)}));
   }
   return OkStatus();
 }
@@ -239,7 +237,7 @@ Status SaveJobState(SqlConnection& c, const JobRow& job) {
                     "UPDATE bso_job SET stage = $2, min_cost = $3, min_cost_batch_size = $4, next_trial_number = $5, "
                     "rng_state = $6 WHERE job_id = $1",
                     {*job.spec.job_id, std::string(s.bandit_stage ? "MAB" : "Pruning"), ToSql(s.min_cost),
-                     I(s.min_cost_batch_size), I(s.next_trial_number), job.rng_state});
+                     SqlInt(s.min_cost_batch_size), SqlInt(s.next_trial_number), job.rng_state});
 }
 
 Result<std::int64_t> DeleteJobRow(SqlConnection& c, const std::string& job_id) {
@@ -262,7 +260,7 @@ Result<std::vector<TrialRecord>> LoadTrials(SqlConnection& c, const std::string&
 }
 
 Result<std::optional<TrialRecord>> LoadTrial(SqlConnection& c, const std::string& job_id, int trial_number) {
-  const std::vector<SqlValue> params = {job_id, I(trial_number)};
+  const std::vector<SqlValue> params = {job_id, SqlInt(trial_number)};
   BSO_TRY(rows, c.Query(fmt::format("SELECT {} FROM bso_trial WHERE job_id = $1 AND trial_number = $2", kTrialColumns),
                         params));
   if (rows.empty()) return std::optional<TrialRecord>();
@@ -275,19 +273,19 @@ Result<TrialId> CreateTrial(SqlConnection& c, JobRow& job, int batch_size, Trial
   BSO_CHECK(ExecuteOne(c,
                        "INSERT INTO bso_trial (job_id, trial_number, batch_size, type, status, start_us) "
                        "VALUES ($1, $2, $3, $4, 'Dispatched', $5)",
-                       {*job.spec.job_id, I(number), I(batch_size), std::string(TrialTypeName(type)), I(job.now_us)}));
+                       {*job.spec.job_id, SqlInt(number), SqlInt(batch_size), std::string(TrialTypeName(type)), SqlInt(job.now_us)}));
   BSO_CHECK(SaveJobState(c, job));
   return TrialId{*job.spec.job_id, batch_size, number, type};
 }
 
 Status MarkTrialFailed(SqlConnection& c, const std::string& job_id, int trial_number, std::int64_t end_us) {
   return ExecuteOne(c, "UPDATE bso_trial SET status = 'Failed', end_us = $3 WHERE job_id = $1 AND trial_number = $2",
-                    {job_id, I(trial_number), I(end_us)});
+                    {job_id, SqlInt(trial_number), SqlInt(end_us)});
 }
 
 Status TouchTrial(SqlConnection& c, const std::string& job_id, int trial_number, std::int64_t now_us) {
   return ExecuteOne(c, "UPDATE bso_trial SET last_report_us = $3 WHERE job_id = $1 AND trial_number = $2",
-                    {job_id, I(trial_number), I(now_us)});
+                    {job_id, SqlInt(trial_number), SqlInt(now_us)});
 }
 
 Status RecordTrialResult(SqlConnection& c, const std::string& job_id, int trial_number, std::int64_t end_us,
@@ -295,7 +293,7 @@ Status RecordTrialResult(SqlConnection& c, const std::string& job_id, int trial_
   return ExecuteOne(c,
                     "UPDATE bso_trial SET status = 'Succeeded', end_us = $3, time = $4, energy = $5, converged = $6 "
                     "WHERE job_id = $1 AND trial_number = $2",
-                    {job_id, I(trial_number), I(end_us), time, energy, I(converged ? 1 : 0)});
+                    {job_id, SqlInt(trial_number), SqlInt(end_us), time, energy, SqlInt(converged ? 1 : 0)});
 }
 
 Result<std::vector<ArmRecord>> LoadArms(SqlConnection& c, const std::string& job_id) {

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bso/arm_statistics.h"
+#include "bso/db_param_test_util.h"
 #include "bso/router.h"
 #include "bso/service.h"
 #include "bso/sql/sql_connection.h"
@@ -31,12 +32,9 @@ namespace {
 using ::testing::HasSubstr;
 using nlohmann::json;
 
-enum class Db { kSqlite, kPostgres };
+using zeus::bso::testing::Db;
+using zeus::bso::testing::DbName;
 
-std::string DbName(const ::testing::TestParamInfo<Db>& param) {
-  return param.param == Db::kSqlite ? "Sqlite" : "Postgres";
-}
-void PrintTo(Db db, std::ostream* os) { *os << (db == Db::kSqlite ? "Sqlite" : "Postgres"); }
 
 // Three batch sizes, one pruning round: the bandit starts after three runs.
 JobSpec Spec(const std::string& job_id) {

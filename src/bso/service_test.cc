@@ -20,6 +20,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "bso/db_param_test_util.h"
 #include "bso/job_spec_test_util.h"
 #include "bso/schema.h"
 #include "bso/sql/sql_connection.h"
@@ -36,13 +37,10 @@ namespace {
 
 using ::testing::HasSubstr;
 
-enum class Db { kSqlite, kPostgres };
+using zeus::bso::testing::Db;
+using zeus::bso::testing::DbName;
 
 // Readable parameters: test names .../Sqlite, and "GetParam() = Sqlite".
-std::string DbName(const ::testing::TestParamInfo<Db>& param) {
-  return param.param == Db::kSqlite ? "Sqlite" : "Postgres";
-}
-void PrintTo(Db db, std::ostream* os) { *os << (db == Db::kSqlite ? "Sqlite" : "Postgres"); }
 
 class ServiceTest : public ::testing::TestWithParam<Db> {
  protected:

@@ -17,6 +17,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "bso/db_param_test_util.h"
 #include "testing/postgres.h"
 #include "testing/temp_dir.h"
 #include "testing/wait.h"
@@ -37,9 +38,9 @@ std::function<Status(SqlConnection&)> Insert(int k) {
   };
 }
 
-enum class Db { kSqlite, kPostgres };
+using zeus::bso::testing::Db;
+using zeus::bso::testing::DbName;
 // "GetParam() = Sqlite" in gtest's listings.
-void PrintTo(Db db, std::ostream* os) { *os << (db == Db::kSqlite ? "Sqlite" : "Postgres"); }
 
 class TransactionRunnerTest : public ::testing::TestWithParam<Db> {
  protected:
@@ -265,9 +266,7 @@ TEST_P(TransactionRunnerTest, SubmissionsDuringACommitShareTheNextOne) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BothDatabases, TransactionRunnerTest, ::testing::Values(Db::kSqlite, Db::kPostgres),
-                         [](const ::testing::TestParamInfo<Db>& param) {
-                           return param.param == Db::kSqlite ? "Sqlite" : "Postgres";
-                         });
+                         DbName);
 
 }  // namespace
 }  // namespace zeus::bso

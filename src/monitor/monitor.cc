@@ -14,8 +14,6 @@ namespace {
 
 using std::chrono::nanoseconds;
 
-double Seconds(nanoseconds d) { return std::chrono::duration<double>(d).count(); }
-
 struct GpuStart {
   std::optional<std::uint64_t> counter_mj;  // counter GPUs
   std::optional<double> cumulative_j;       // integrated GPUs
@@ -177,7 +175,7 @@ struct Monitor::Impl {
           auto power = gpus->gpu(i).InstantPowerMw();
           if (!power) power = gpus->gpu(i).PowerUsageMw();
           if (power) {
-            m.energy_j = *power / 1000.0 * Seconds(duration);
+            m.energy_j = *power / 1000.0 * ToSeconds(duration);
             m.source = EnergySource::kInstantEstimate;
           }
         }
@@ -353,7 +351,7 @@ Result<Measurement> Monitor::End(std::string_view name, bool cancel, bool restar
     impl_->windows.try_emplace(std::string(name), end);
   }
   const nanoseconds duration = end.time - begin.time;
-  m.time_s = Seconds(duration);
+  m.time_s = ToSeconds(duration);
   for (std::size_t k = 0; k < impl_->gpu_indices.size(); ++k) {
     GpuMeasurement g = impl_->MeasureGpu(k, begin.gpus[k], end.gpus[k], duration, name);
     if (!g.error) m.total_energy_j += g.energy_j;

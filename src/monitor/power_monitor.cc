@@ -20,8 +20,6 @@ namespace {
 
 using std::chrono::nanoseconds;
 
-double Seconds(nanoseconds d) { return std::chrono::duration<double>(d).count(); }
-
 // A retained sample plus the running integral at its time.
 struct Stored {
   PowerSample sample;
@@ -100,10 +98,10 @@ struct PowerMonitor::Impl {
     if (lo == 0) {
       *extrapolated = true;
       const Stored& first = buf[0];
-      return first.cumulative_j - first.power_w * Seconds(first.sample.time - t);
+      return first.cumulative_j - first.power_w * ToSeconds(first.sample.time - t);
     }
     const Stored& s = buf[lo - 1];
-    return s.cumulative_j + s.power_w * Seconds(t - s.sample.time);
+    return s.cumulative_j + s.power_w * ToSeconds(t - s.sample.time);
   }
 
   // Reads `d` once and stores the sample. If another thread is reading `d`
@@ -244,7 +242,7 @@ void PowerMonitor::Impl::SampleDevice(Device& d, bool wait) {
     std::lock_guard lock(mu);
     d.reading_since.reset();
     if (read_end - now > options.late_read_after) ++d.late_reads;
-    if (d.last_time) d.cumulative_j += d.last_power_w * Seconds(now - *d.last_time);
+    if (d.last_time) d.cumulative_j += d.last_power_w * ToSeconds(now - *d.last_time);
     d.last_time = now;
     if (sample.instant_mw) {
       d.last_power_w = *sample.instant_mw / 1000.0;
@@ -289,7 +287,7 @@ Result<double> PowerMonitor::CumulativeEnergyJ(std::size_t gpu, nanoseconds at) 
   if (d == nullptr) return Fail(ErrorCode::kNotFound, fmt::format("GPU {} is not monitored", gpu));
   if (d->last_error) return Fail(*d->last_error);
   if (!d->last_time) return 0.0;
-  return d->cumulative_j + d->last_power_w * Seconds(std::max(nanoseconds(0), at - *d->last_time));
+  return d->cumulative_j + d->last_power_w * ToSeconds(std::max(nanoseconds(0), at - *d->last_time));
 }
 
 std::uint64_t PowerMonitor::ReadFailures(std::size_t gpu) const {
@@ -343,7 +341,7 @@ std::optional<std::uint32_t> DomainMw(const PowerSample& s, PowerDomain domain) 
 double HeldEnergyJ(double watts, nanoseconds from, nanoseconds to, nanoseconds start, nanoseconds end) {
   const nanoseconds a = std::max(from, start);
   const nanoseconds b = std::min(to, end);
-  return b > a ? watts * Seconds(b - a) : 0.0;
+  return b > a ? watts * ToSeconds(b - a) : 0.0;
 }
 
 }  // namespace
@@ -384,7 +382,7 @@ Result<PowerStats> PowerMonitor::Stats(std::size_t gpu, nanoseconds start, nanos
   auto energy = Energy(gpu, start, end);
   if (!energy) return Fail(energy.error());
   PowerStats stats;
-  const double seconds = Seconds(end - start);
+  const double seconds = ToSeconds(end - start);
   stats.average_power_w = seconds > 0 ? energy->energy_j / seconds : 0.0;
   std::lock_guard lock(impl_->mu);
   const Device* d = impl_->Find(gpu);
@@ -435,7 +433,7 @@ Status PowerMonitor::WriteTimelineCsv(const std::string& path) const {
   out << "gpu,time_s,instant_power_w,average_power_w,memory_power_w,temperature_c\n";
   for (std::size_t gpu : impl_->indices) {
     for (const PowerSample& s : Timeline(gpu)) {
-      out << fmt::format("{},{:.6f},{},{},{},{}\n", gpu, Seconds(s.time - impl_->start), Cell(s.instant_mw),
+      out << fmt::format("{},{:.6f},{},{},{},{}\n", gpu, ToSeconds(s.time - impl_->start), Cell(s.instant_mw),
                          Cell(s.average_mw), Cell(s.memory_mw),
                          s.temperature_c ? std::to_string(*s.temperature_c) : std::string());
     }
@@ -453,11 +451,11 @@ Status PowerMonitor::WriteTimelineJson(const std::string& path) const {
     json g;
     g["index"] = gpu;
     auto period = UpdatePeriod(gpu);
-    g["update_period_s"] = period ? json(Seconds(*period)) : json(nullptr);
+    g["update_period_s"] = period ? json(ToSeconds(*period)) : json(nullptr);
     g["samples"] = json::array();
     for (const PowerSample& s : Timeline(gpu)) {
       auto w = [](const std::optional<std::uint32_t>& mw) { return mw ? json(*mw / 1000.0) : json(nullptr); };
-      g["samples"].push_back({{"time_s", Seconds(s.time - impl_->start)},
+      g["samples"].push_back({{"time_s", ToSeconds(s.time - impl_->start)},
                               {"instant_power_w", w(s.instant_mw)},
                               {"average_power_w", w(s.average_mw)},
                               {"memory_power_w", w(s.memory_mw)},

@@ -18,7 +18,7 @@
 namespace zeus::optimizer {
 namespace {
 
-const double kInf = std::numeric_limits<double>::infinity();
+const double kInfinity = std::numeric_limits<double>::infinity();
 constexpr auto kLimit = static_cast<std::size_t>(kExactFitMaxRewards);
 
 // Rewards shaped like the simulator's: -cost around -1e5 J-equivalents with
@@ -58,7 +58,7 @@ TEST(RewardMomentsTest, FitFromMomentsByHand) {
   EXPECT_DOUBLE_EQ(prior.mean, (5 - 0.04 * 30) / 1.08);
   // Equal rewards: certain at their mean; none: the prior.
   const ArmPosterior certain = FitArmFromMoments(8, MomentsOf(std::vector<double>(5000, -3.25)), {});
-  EXPECT_EQ(certain.precision, kInf);
+  EXPECT_EQ(certain.precision, kInfinity);
   EXPECT_EQ(certain.mean, -3.25);
   EXPECT_EQ(FitArmFromMoments(8, {}, {.prior_mean = 2, .prior_precision = 3}).mean, 2);
 }

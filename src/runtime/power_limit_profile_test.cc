@@ -23,7 +23,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-PowerLimitProfileExpectation Job() {
+PowerLimitProfileExpectation ExpectedJob() {
   return {"Fake V100", {100'000, 250'000}, 2, {250'000, 200'000, 150'000, 100'000}};
 }
 
@@ -56,7 +56,7 @@ TEST(PowerLimitProfileTest, RoundTripsInTheOriginalFormatPlusHardwareKeys) {
   EXPECT_EQ(loaded->measurements[1].energy_j, 90.25);
   EXPECT_EQ(loaded->constraints_mw->max_mw, 250'000u);
   EXPECT_EQ(*loaded->gpu_count, 2);
-  EXPECT_TRUE(CheckPowerLimitProfile(*loaded, Job(), path));
+  EXPECT_TRUE(CheckPowerLimitProfile(*loaded, ExpectedJob(), path));
 }
 
 TEST(PowerLimitProfileTest, FractionalWattsAreKept) {
@@ -75,9 +75,9 @@ TEST(PowerLimitProfileTest, LoadsAFileOfTheOriginalZeus) {
   auto loaded = LoadPowerLimitProfile(path);
   ASSERT_TRUE(loaded) << loaded.error().message();
   EXPECT_FALSE(loaded->gpu_model);
-  EXPECT_TRUE(CheckPowerLimitProfile(*loaded, Job(), path));
+  EXPECT_TRUE(CheckPowerLimitProfile(*loaded, ExpectedJob(), path));
   // Without hardware keys, the limits must be this job's.
-  PowerLimitProfileExpectation other = Job();
+  PowerLimitProfileExpectation other = ExpectedJob();
   other.power_limits_mw = {250'000, 175'000, 100'000};
   auto s = CheckPowerLimitProfile(*loaded, other, path);
   ASSERT_FALSE(s);
@@ -88,7 +88,7 @@ TEST(PowerLimitProfileTest, LoadsAFileOfTheOriginalZeus) {
 TEST(PowerLimitProfileTest, MismatchesAreErrorsThatSayWhat) {
   testing::TempDir tmp;
   const std::string path = tmp.File("p.json");
-  PowerLimitProfileExpectation job = Job();
+  PowerLimitProfileExpectation job = ExpectedJob();
   job.gpu_model = "NVIDIA H100";
   auto s = CheckPowerLimitProfile(Full(), job, path);
   ASSERT_FALSE(s);
@@ -97,16 +97,16 @@ TEST(PowerLimitProfileTest, MismatchesAreErrorsThatSayWhat) {
   EXPECT_THAT(s.error().message(), HasSubstr("\"NVIDIA H100\""));
   EXPECT_THAT(s.error().message(), HasSubstr(path));
 
-  job = Job();
+  job = ExpectedJob();
   job.constraints_mw.max_mw = 300'000;
   EXPECT_THAT(CheckPowerLimitProfile(Full(), job, path).error().message(), HasSubstr("100-250 W"));
-  job = Job();
+  job = ExpectedJob();
   job.gpu_count = 4;
   EXPECT_THAT(CheckPowerLimitProfile(Full(), job, path).error().message(), HasSubstr("2 GPU(s)"));
   PowerLimitProfileFile outside = Full();
   outside.constraints_mw.reset();
   outside.measurements[0].power_limit_w = 260;
-  EXPECT_THAT(CheckPowerLimitProfile(outside, Job(), path).error().message(), HasSubstr("260 W"));
+  EXPECT_THAT(CheckPowerLimitProfile(outside, ExpectedJob(), path).error().message(), HasSubstr("260 W"));
 }
 
 TEST(PowerLimitProfileTest, RejectsMalformedFiles) {

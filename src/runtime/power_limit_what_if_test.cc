@@ -22,7 +22,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-const std::vector<optimizer::PowerLimitMeasurement> kProfile = {
+const std::vector<optimizer::PowerLimitMeasurement> kWhatIfProfile = {
     {300, 3000, 10}, {250, 2600, 11}, {200, 2400, 13}, {150, 2500, 16}};
 
 PowerLimitWhatIfOptions Options() {
@@ -38,7 +38,7 @@ PowerLimitWhatIfOptions Options() {
 }
 
 TEST(PowerLimitWhatIfTest, ChoicesAndSavingsPerEpochAndRun) {
-  auto r = ComputePowerLimitWhatIf(kProfile, Options());
+  auto r = ComputePowerLimitWhatIf(kWhatIfProfile, Options());
   ASSERT_TRUE(r) << r.error().message();
   EXPECT_EQ(r->baseline_power_limit_w, 250);
   EXPECT_TRUE(r->baseline_is_requested);
@@ -84,7 +84,7 @@ TEST(PowerLimitWhatIfTest, ChoicesAndSavingsPerEpochAndRun) {
 TEST(PowerLimitWhatIfTest, ZeusCostCountsTheJobsGpus) {
   auto o = Options();
   o.total_gpus = 2;  // 0.5 E + 300 T: 300 W 4500, 250 W 4600
-  auto r = ComputePowerLimitWhatIf(kProfile, o);
+  auto r = ComputePowerLimitWhatIf(kWhatIfProfile, o);
   ASSERT_TRUE(r) << r.error().message();
   EXPECT_EQ(r->choices[2].power_limit_w, 300);
 }
@@ -92,7 +92,7 @@ TEST(PowerLimitWhatIfTest, ZeusCostCountsTheJobsGpus) {
 TEST(PowerLimitWhatIfTest, AnUnprofiledBaselineFallsBackToTheHighestLimit) {
   auto o = Options();
   o.baseline_power_limit_w = 260;
-  auto r = ComputePowerLimitWhatIf(kProfile, o);
+  auto r = ComputePowerLimitWhatIf(kWhatIfProfile, o);
   ASSERT_TRUE(r) << r.error().message();
   EXPECT_EQ(r->baseline_power_limit_w, 300);
   EXPECT_FALSE(r->baseline_is_requested);
@@ -101,7 +101,7 @@ TEST(PowerLimitWhatIfTest, AnUnprofiledBaselineFallsBackToTheHighestLimit) {
   EXPECT_NEAR(r->choices[0].time_saved_run_s, -150, 1e-9);
   EXPECT_THAT(FormatPowerLimitWhatIfText(*r), HasSubstr("260 W was not profiled"));
   o.baseline_power_limit_w.reset();
-  auto unset = ComputePowerLimitWhatIf(kProfile, o);
+  auto unset = ComputePowerLimitWhatIf(kWhatIfProfile, o);
   ASSERT_TRUE(unset);
   EXPECT_EQ(unset->baseline_power_limit_w, 300);
 }
@@ -110,12 +110,12 @@ TEST(PowerLimitWhatIfTest, RejectsBadInput) {
   auto o = Options();
   EXPECT_EQ(ComputePowerLimitWhatIf({}, o).error().code(), ErrorCode::kInvalidArgument);
   o.steps_per_epoch = 0;
-  auto no_steps = ComputePowerLimitWhatIf(kProfile, o);
+  auto no_steps = ComputePowerLimitWhatIf(kWhatIfProfile, o);
   ASSERT_FALSE(no_steps);
   EXPECT_THAT(no_steps.error().message(), HasSubstr("steps per epoch must be >= 1"));
   o = Options();
   o.max_slowdown = 0.5;
-  EXPECT_FALSE(ComputePowerLimitWhatIf(kProfile, o));
+  EXPECT_FALSE(ComputePowerLimitWhatIf(kWhatIfProfile, o));
   o = Options();
   const std::vector<optimizer::PowerLimitMeasurement> zero = {{250, 0, 11}, {200, 2400, 13}};
   auto zero_base = ComputePowerLimitWhatIf(zero, o);
@@ -124,7 +124,7 @@ TEST(PowerLimitWhatIfTest, RejectsBadInput) {
 }
 
 TEST(PowerLimitWhatIfTest, TextAndJsonCarryTheFigures) {
-  auto r = ComputePowerLimitWhatIf(kProfile, Options());
+  auto r = ComputePowerLimitWhatIf(kWhatIfProfile, Options());
   ASSERT_TRUE(r);
   const std::string text = FormatPowerLimitWhatIfText(*r);
   EXPECT_THAT(text, HasSubstr("baseline: 250 W, 260 J and 1.1 s per step"));

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "zeus/simulator/trace.h"
+#include "simulator/tiny_trace_test_util.h"
 #include "testing/result.h"
 
 namespace zeus::simulator {
@@ -19,14 +20,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr char kTrainHeader[] = "dataset,network,batch_size,optimizer,learning_rate,run,target_metric,target_epoch\n";
-constexpr char kPowerHeader[] = "dataset,network,batch_size,optimizer,power_limit,time_per_epoch,average_power\n";
-
-JobTrace Build(const std::string& train_rows, const std::string& power_rows, int default_bs, int max_epochs = 5) {
-  const TrainTrace t = zeus::testing::Unwrap(ParseTrainTrace(kTrainHeader + train_rows, "train.csv"));
-  const PowerTrace p = zeus::testing::Unwrap(ParsePowerTrace(kPowerHeader + power_rows, "power.csv", "g"));
-  return zeus::testing::Unwrap(BuildJobTrace(t, p, {"w", "n", "sgd", 0.9, max_epochs, default_bs}));
-}
+using tiny_trace::Build;
+using tiny_trace::kPowerHeader;
+using tiny_trace::kTrainHeader;
 
 // Two batch sizes, two limits each; every path reaches the target.
 //   bs 32 (default), 2 paths: 3 and 5 epochs (mean 4).

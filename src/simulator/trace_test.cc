@@ -13,6 +13,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "simulator/tiny_trace_test_util.h"
 #include "testing/temp_dir.h"
 #include "zeus/simulator/job_trace.h"
 #include "zeus/simulator/workload.h"
@@ -23,8 +24,8 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-constexpr char kTrainHeader[] = "dataset,network,batch_size,optimizer,learning_rate,run,target_metric,target_epoch\n";
-constexpr char kPowerHeader[] = "dataset,network,batch_size,optimizer,power_limit,time_per_epoch,average_power\n";
+using tiny_trace::kPowerHeader;
+using tiny_trace::kTrainHeader;
 
 TEST(TraceParseTest, ReadsTrainRowsWithNeverReachedTargets) {
   Result<TrainTrace> t = ParseTrainTrace(std::string(kTrainHeader) +
@@ -114,7 +115,7 @@ TEST(TraceLoadTest, MissingFileIsNotFoundAndNamesThePath) {
 // A directory where the CSV file belongs: named as such, not read as an
 // empty file ("the file is empty (expected a CSV header)").
 TEST(TraceLoadTest, DirectoryWhereTheFileBelongsIsNamed) {
-  testing::TempDir dir;
+  zeus::testing::TempDir dir;
   const std::string path = dir.File("summary_train.csv");
   ASSERT_EQ(::mkdir(path.c_str(), 0755), 0);
   Result<TrainTrace> t = LoadTrainTrace(path);
@@ -129,7 +130,7 @@ TEST(TraceLoadTest, DirectoryWhereTheFileBelongsIsNamed) {
 // A FIFO where the CSV file belongs is refused at once (kInvalidArgument), not
 // opened: opening it for reading would wait for ever for a writer.
 TEST(TraceLoadTest, FifoWhereTheFileBelongsIsRefusedWithoutBlocking) {
-  testing::TempDir dir;
+  zeus::testing::TempDir dir;
   const std::string path = dir.File("summary_power_a40.csv");
   ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
   for (int which = 0; which < 2; ++which) {

@@ -66,13 +66,13 @@ std::string DaemonMessage(const std::string& body) {
   return body;
 }
 
-class ClientImpl final : public PowerStreamingClient {
+class StreamingClientImpl final : public PowerStreamingClient {
  public:
-  ClientImpl(std::vector<Endpoint> endpoints, PowerStreamingOptions options)
+  StreamingClientImpl(std::vector<Endpoint> endpoints, PowerStreamingOptions options)
       : options_(std::move(options)), clock_(options_.clock ? *options_.clock : SteadyClock()),
         endpoints_(std::move(endpoints)) {}
 
-  ~ClientImpl() override { Stop(); }
+  ~StreamingClientImpl() override { Stop(); }
 
   // Before the threads start: one stream per (endpoint, kind) with ids.
   Status AddStream(std::size_t endpoint, DeviceKind kind, std::vector<int> ids) {
@@ -493,7 +493,7 @@ Result<std::unique_ptr<PowerStreamingClient>> PowerStreamingClient::Start(std::v
     endpoints.push_back(std::move(endpoint));
     ids.emplace_back(std::move(*gpus), std::move(*cpus));
   }
-  auto impl = std::make_unique<ClientImpl>(std::move(endpoints), std::move(options));
+  auto impl = std::make_unique<StreamingClientImpl>(std::move(endpoints), std::move(options));
   for (std::size_t i = 0; i < ids.size(); ++i) {
     if (!ids[i].first.empty()) {
       if (Status added = impl->AddStream(i, DeviceKind::kGpu, ids[i].first); !added) return Fail(added.error());

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "testing/subprocess.h"
+#include "tests/integration/simulate_cli_test_util.h"
 #include "testing/temp_dir.h"
 #include "testing/reference_data.h"
 
@@ -28,17 +29,14 @@ namespace {
 using ::testing::HasSubstr;
 using json = nlohmann::json;
 
-const std::string kTraceDir = std::string(ZEUS_SHARED_DIR) + "/traces/zeus-nsdi23";
+using simulate_cli_test::kTraceDir;
+using simulate_cli_test::ReadAll;
+using simulate_cli_test::Zeus;
 
 // The six workloads in the paper's order (and the order `zeus reproduce` prints them).
 const std::vector<std::string> kWorkloads = {"librispeech/deepspeech2",  "squad/bert_base_uncased",
                                              "sentiment140/bert_base_uncased", "imagenet/resnet50",
                                              "cifar100/shufflenetv2",    "movielens-1m/ncf"};
-
-testing::ProcessResult Zeus(std::vector<std::string> args) {
-  args.insert(args.begin(), ZEUS_TEST_CLI_PATH);
-  return testing::RunProcess(args, {{"ZEUS_TRACE_DIR", std::nullopt}});
-}
 
 json ReproduceJson(std::vector<std::string> args) {
   args.insert(args.begin(), {"reproduce", "--trace-dir", kTraceDir, "--no-report", "--json"});
@@ -49,13 +47,6 @@ json ReproduceJson(std::vector<std::string> args) {
 
 // `value` printed to one decimal, as the paper-notes tables are.
 std::string OneDecimal(double value) { return fmt::format("{:.1f}", value); }
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 class ReproduceExperimentsTest : public ::testing::Test {
  protected:

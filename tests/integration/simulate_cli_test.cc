@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "testing/subprocess.h"
+#include "tests/integration/simulate_cli_test_util.h"
 #include "testing/temp_dir.h"
 #include "testing/reference_data.h"
 
@@ -21,19 +22,9 @@ namespace {
 using ::testing::HasSubstr;
 using json = nlohmann::json;
 
-const std::string kTraceDir = std::string(ZEUS_SHARED_DIR) + "/traces/zeus-nsdi23";
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-testing::ProcessResult Zeus(std::vector<std::string> args) {
-  args.insert(args.begin(), ZEUS_TEST_CLI_PATH);
-  return testing::RunProcess(args, {{"ZEUS_TRACE_DIR", std::nullopt}});
-}
+using simulate_cli_test::kTraceDir;
+using simulate_cli_test::ReadAll;
+using simulate_cli_test::Zeus;
 
 class SimulateCliTest : public ::testing::Test {
  protected:

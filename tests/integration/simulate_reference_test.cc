@@ -17,6 +17,7 @@
 #include "testing/subprocess.h"
 #include "testing/temp_dir.h"
 #include "testing/reference_data.h"
+#include "tests/integration/simulate_cli_test_util.h"
 
 namespace zeus {
 namespace {
@@ -25,7 +26,7 @@ using simulator::testing::NearRelative;
 using simulator::testing::ReferenceTable;
 
 const std::string kShared = ZEUS_SHARED_DIR;
-const std::string kTraceDir = kShared + "/traces/zeus-nsdi23";
+using simulate_cli_test::kTraceDir;
 const std::string kReferenceDir = kShared + "/testdata/zeus-reference-sim";
 
 class SimulateReferenceTest : public ::testing::TestWithParam<std::pair<std::string, std::string>> {

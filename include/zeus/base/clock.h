@@ -25,6 +25,11 @@ class Clock {
 // Returns a reference to a static object; never null, never destroyed early.
 const Clock& SteadyClock();
 
+// A duration in seconds, as a double: for rates, averages and reports.
+constexpr double ToSeconds(std::chrono::nanoseconds duration) {
+  return std::chrono::duration<double>(duration).count();
+}
+
 }  // namespace zeus
 
 #endif  // ZEUS_BASE_CLOCK_H_

@@ -42,6 +42,9 @@ namespace zeus::bso {
 
 // A bound parameter: null, integer, float or text.
 using SqlValue = std::variant<std::monostate, std::int64_t, double, std::string>;
+// An integer parameter from any integer type (an int alone would be ambiguous
+// between the int64 and double alternatives).
+inline SqlValue SqlInt(std::int64_t v) { return SqlValue(v); }
 
 // One result row; cells are text or null (see the file comment).
 class SqlRow {

@@ -52,7 +52,7 @@ std::string Stat(std::uint32_t pid, const std::string& comm, std::uint64_t start
   return StatWithStart(pid, comm, std::to_string(start_ticks));
 }
 
-std::string Status(const std::string& name, std::uint32_t real_uid) {
+std::string StatusFile(const std::string& name, std::uint32_t real_uid) {
   return "Name:\t" + name + "\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t4242\nNgid:\t0\nPid:\t4242\nPPid:\t4200\n"
          "TracerPid:\t0\nUid:\t" + std::to_string(real_uid) + "\t0\t0\t0\nGid:\t1000\t1000\t1000\t1000\n"
          "FDSize:\t64\nGroups:\t1000\nVmPeak:\t  400000 kB\nThreads:\t8\n";
@@ -63,7 +63,7 @@ void WriteProcess(const TempDir& root, std::uint32_t pid, const std::string& com
                   std::uint64_t start_ticks, const std::string& cgroup) {
   const std::string dir = std::to_string(pid) + "/";
   root.Write(dir + "stat", Stat(pid, comm, start_ticks));
-  root.Write(dir + "status", Status(comm, uid));
+  root.Write(dir + "status", StatusFile(comm, uid));
   root.Write(dir + "comm", comm + "\n");
   root.Write(dir + "cgroup", cgroup);
 }
