@@ -413,6 +413,9 @@ TEST_F(ZeusdTest, UsageErrorsAreOneLineNamingTheWord) {
       {{"token", "issue", "--signing-key-path", "k", "--user", "u", "--scope", "gpu-read", "--expires", "1y"},
        "--expires"},
       {{"token", "issue", "--signing-key-path", "k", "--user", "u", "--scope", "all", "--expires", "1h"}, "--scope"},
+      // --help after an unknown command is that error, not the parent's help with exit 0.
+      {{"bogus", "--help"}, "unknown command 'bogus'"},
+      {{"token", "bogus", "--help"}, "unknown command 'bogus'"},
   };
   for (const auto& [args, word] : cases) {
     std::vector<std::string> argv = {ZEUS_TEST_ZEUSD_PATH};
