@@ -185,13 +185,19 @@ class BuildWithCMake(build_py):
         copies[ROOT / "data" / "carbon" / "intensity.json"] = package / "data" / "carbon_intensity.json"
         copies[build_dir / "share" / "zeus" / "carbon" / "intensity.json"] = (
             package / "share" / "zeus" / "carbon" / "intensity.json")
+        # The Zeus NSDI '23 traces, for the bundled `zeus reproduce` / `zeus simulate` (bin/../share).
+        for name in ("summary_train.csv", "summary_power_v100.csv", "summary_power_a40.csv", "README.md", "LICENSE",
+                     "NOTICE", "SHA256SUMS"):
+            copies[ROOT / "data" / "traces" / "zeus-nsdi23" / name] = (
+                package / "share" / "zeus" / "traces" / "zeus-nsdi23" / name)
         shutil.rmtree(package / ".libs", ignore_errors=True)
         for source, target in copies.items():
             target.parent.mkdir(parents=True, exist_ok=True)
             target.unlink(missing_ok=True)  # patchelf may have edited an earlier copy in place
             shutil.copy2(source, target)
         if os.environ.get("ZEUS_WHEEL_SELF_CONTAINED") == "1":
-            make_self_contained(package, [t for t in copies.values() if t.suffix != ".json"])
+            elves = [t for t in copies.values() if t.suffix == ".so" or t.parent.name == "bin"]
+            make_self_contained(package, elves)
 
 
 class BinaryDistribution(Distribution):

@@ -310,8 +310,23 @@ void RejectFlagValues(CLI::App& app) {
 }
 
 int HandleParseError(const CLI::App& app, const CLI::ParseError& e) {
-  if (dynamic_cast<const CLI::CallForHelp*>(&e) != nullptr || dynamic_cast<const CLI::CallForAllHelp*>(&e) != nullptr ||
-      dynamic_cast<const CLI::CallForVersion*>(&e) != nullptr || e.get_exit_code() == 0) {
+  const bool help = dynamic_cast<const CLI::CallForHelp*>(&e) != nullptr ||
+                    dynamic_cast<const CLI::CallForAllHelp*>(&e) != nullptr;
+  if (help) {
+    // `zeus bogus --help`: CLI11 answers the help flag before it rejects the word no command took, so the
+    // word would print the parent's help and exit 0. A word where a command belongs that names none is the
+    // usage error it is without --help.
+    const std::vector<const CLI::App*> chain = CommandChain(app);
+    const CLI::App* owner = chain.back();
+    const std::string word = FirstLeftOver(chain, &owner);
+    if (owner == chain.back() && !word.empty() && word[0] != '-' &&
+        !owner->get_subcommands([](const CLI::App*) { return true; }).empty()) {
+      std::fflush(stdout);
+      fmt::print(stderr, "error: {}\n", FormatParseError(app, CLI::RequiredError::Subcommand(1)));
+      return ExitCodeFor(ErrorCode::kInvalidArgument);
+    }
+  }
+  if (help || dynamic_cast<const CLI::CallForVersion*>(&e) != nullptr || e.get_exit_code() == 0) {
     return app.exit(e);
   }
   std::fflush(stdout);

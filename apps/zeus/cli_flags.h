@@ -91,7 +91,9 @@ std::string FormatParseError(const CLI::App& app, const CLI::ParseError& e);
 
 // What main does with a CLI11 error: --help and --version print as usual and
 // return 0; anything else prints `error: <FormatParseError>` on stderr and
-// returns 2.
+// returns 2. --help after a word that names no command where a command
+// belongs (`zeus bogus --help`) is that usage error ("unknown command
+// 'bogus'; ..."), exit 2, not the parent's help.
 int HandleParseError(const CLI::App& app, const CLI::ParseError& e);
 
 // Makes every flag (an option without a value: --json, --quiet) of `app`

@@ -96,6 +96,47 @@ TEST(RejectFlagValuesTest, FlagsInSubcommandsRefuseAValue) {
   EXPECT_EQ(count, 3);
 }
 
+// --help after a word that names no command is the unknown-command error (exit
+// 2), not the parent's help (exit 0): CLI11 answers --help before it rejects
+// the word.
+TEST(HandleParseErrorTest, HelpAfterAnUnknownCommandIsAUsageError) {
+  auto run = [](std::vector<std::string> args, std::string* out, std::string* err) {
+    CLI::App app{"t", "zeus"};
+    app.require_subcommand(1);
+    app.add_subcommand("info");
+    CLI::App* monitor = app.add_subcommand("monitor");
+    monitor->add_subcommand("power");
+    std::reverse(args.begin(), args.end());  // CLI11 takes the arguments reversed
+    ::testing::internal::CaptureStdout();
+    ::testing::internal::CaptureStderr();
+    int code = -1;
+    try {
+      app.parse(args);
+      code = 0;
+    } catch (const CLI::ParseError& e) {
+      code = HandleParseError(app, e);
+    }
+    *out = ::testing::internal::GetCapturedStdout();
+    *err = ::testing::internal::GetCapturedStderr();
+    return code;
+  };
+  std::string out, err;
+  EXPECT_EQ(run({"bogus", "--help"}, &out, &err), 2);
+  EXPECT_EQ(err, "error: unknown command 'bogus'; commands: info, monitor; see zeus --help\n");
+  EXPECT_EQ(out, "");
+  EXPECT_EQ(run({"--help", "bogus"}, &out, &err), 2);
+  EXPECT_EQ(err, "error: unknown command 'bogus'; commands: info, monitor; see zeus --help\n");
+  EXPECT_EQ(run({"monitor", "bogus", "-h"}, &out, &err), 2);
+  EXPECT_EQ(err, "error: unknown command 'bogus'; commands: power; see zeus monitor --help\n");
+  // Help where every word is placed still prints and exits 0.
+  EXPECT_EQ(run({"--help"}, &out, &err), 0);
+  EXPECT_NE(out.find("info"), std::string::npos) << out;
+  EXPECT_EQ(err, "");
+  EXPECT_EQ(run({"monitor", "--help"}, &out, &err), 0);
+  EXPECT_NE(out.find("power"), std::string::npos) << out;
+  EXPECT_EQ(run({"monitor", "power", "--help"}, &out, &err), 0);
+  EXPECT_EQ(err, "");
+}
 
 TEST(IdlePowerFlagsTest, ModelEqualsWatts) {
   auto parsed = ParseIdlePowerFlags({"NVIDIA H100 80GB HBM3=70", "A=B=1.5", "T4=0"});

@@ -476,7 +476,7 @@ void RegisterReproduceCommand(CLI::App& app, int* exit_code) {
   auto f = std::make_shared<ReproduceFlags>();
   cmd->add_option("--trace-dir", f->trace_dir,
                   "Directory with summary_train.csv and summary_power_<gpu>.csv "
-                  "(default: $ZEUS_TRACE_DIR, else ../shared/traces/zeus-nsdi23)");
+                  "(default: $ZEUS_TRACE_DIR, else the Zeus NSDI '23 traces that zeus ships, share/zeus/traces/zeus-nsdi23)");
   cmd->add_option("--gpus", f->gpus,
                   "Comma-separated GPUs, none twice (default: every summary_power_<gpu>.csv in the directory)");
   cmd->add_option("--workloads", f->workloads, "'all' (the six built-in workloads) or a comma-separated list, none twice")

@@ -240,7 +240,7 @@ void RegisterSimulateCommand(CLI::App& app, int* exit_code) {
   auto f = std::make_shared<SimulateFlags>();
   cmd->add_option("--trace-dir", f->trace_dir,
                   "Directory with summary_train.csv and summary_power_<gpu>.csv "
-                  "(default: $ZEUS_TRACE_DIR, else ../shared/traces/zeus-nsdi23)");
+                  "(default: $ZEUS_TRACE_DIR, else the Zeus NSDI '23 traces that zeus ships, share/zeus/traces/zeus-nsdi23)");
   cmd->add_option("--gpu", f->gpu, "GPU whose power trace to use (summary_power_<gpu>.csv)")->capture_default_str();
   cmd->add_option("--workload", f->workload,
                   "Workload: librispeech, squad, sentiment140, imagenet, cifar100, movielens-1m, or dataset/network")

@@ -23,6 +23,7 @@
 
 #include "apps/zeus/cli_flags.h"
 #include "apps/zeusd/commands.h"
+#include "apps/zeusd/emulator_state.h"
 #include "http/http.h"
 #include "zeus/base/error.h"
 #include "zeus/device/discovery.h"
@@ -338,6 +339,12 @@ int RunServe(const ServeFlags& flags) {
   if (!options) return ExitWith(options.error());
   auto gpus = OpenDaemonGpus(flags, plan->groups);
   if (!gpus) return ExitWith(gpus.error());
+  if (*gpus != nullptr) {
+    const std::string library = (*gpus)->vendor() == device::GpuVendor::kAmd
+                                    ? flags.amdsmi_library
+                                    : device::ChooseNvmlLibrary(flags.nvml_library).path;
+    if (auto warning = PrivateEmulatorStateWarning(**gpus, library)) std::fprintf(stderr, "%s\n", warning->c_str());
+  }
   auto cpus = OpenDaemonCpus(flags, plan->groups);
   if (!cpus) return ExitWith(cpus.error());
 

@@ -356,6 +356,19 @@ void RegisterDevice(py::module_& m) {
       "applied) of `vendor` (None: ZEUS_GPU_VENDOR, else NVIDIA where NVML has GPUs, else AMD). No driver: "
       "ZeusGPUInitError.");
 
+  sub.def(
+      "nvml_gpu_count",
+      [] {
+        auto count = [] {
+          ReleaseGil release;
+          return device::CountNvmlGpus();
+        }();
+        return Unwrap(std::move(count), ErrorDomain::kGpu);
+      },
+      "How many GPUs NVML ($ZEUS_NVML_LIBRARY, else the driver's) reports, opening none (no counter check; "
+      "CUDA_VISIBLE_DEVICES and ZEUS_GPU_VENDOR not applied). No NVML: ZeusGPUInitError; a named library "
+      "that cannot load: the error for kNotFound.");
+
   RegisterCpus(sub);
   RegisterSoc(sub);
 }

@@ -336,3 +336,26 @@ def test_every_exit_path_restores_the_original_amd_cap(amd, ending) -> None:
         assert proc.returncode == -signo, err
         assert "original power limits restored" in err
     assert _caps_from_another_process() == [ORIGINAL_LIMIT_W]
+
+
+def _system_nvml_loads() -> bool:
+    try:
+        ctypes.CDLL("libnvidia-ml.so.1")
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("vendor", ["amd", None])
+def test_nvml_is_not_available_on_a_machine_with_amd_gpus_only(amd, monkeypatch, vendor) -> None:
+    """AMD GPUs (the AMD SMI emulator) and no NVIDIA driver: NVML is not available, whether ZEUS_GPU_VENDOR says
+    amd or is unset (auto, which opens the AMD GPUs)."""
+    from zeus.device.gpu import nvml_is_available
+
+    if _system_nvml_loads():
+        pytest.skip("this machine has an NVIDIA driver (libnvidia-ml.so.1 loads)")
+    amd([mi300x()])
+    if vendor is None:
+        monkeypatch.delenv("ZEUS_GPU_VENDOR")
+    assert len(get_gpus()) == 1  # the AMD GPU is there
+    assert nvml_is_available() is False

@@ -138,3 +138,48 @@ def test_unreadable_rapl(tmp_path, monkeypatch, emulator) -> None:
     assert isinstance(e.value, zx.ZeusFailedPreconditionError)
     with pytest.raises(zx.ZeusCPUNoPermissionError):
         get_cpus().get_total_energy_consumption(0)
+
+
+# nvml_is_available(): whether NVML loads and reports a GPU; never raises; a cached probe that opens no GPU.
+
+
+def test_nvml_is_available_on_the_emulator_without_opening_gpus(emulator, monkeypatch) -> None:
+    from zeus import _native
+    from zeus.device.gpu import nvml_is_available
+
+    emulator([a40()])
+    probes = []
+    real_count = _native.device.nvml_gpu_count
+
+    def count() -> int:
+        probes.append(1)
+        return real_count()
+
+    def open_gpus(*args, **kwargs):
+        raise AssertionError("nvml_is_available opened the GPUs")
+
+    monkeypatch.setattr(_native.device, "nvml_gpu_count", count)
+    monkeypatch.setattr(_native.device, "open_gpus", open_gpus)
+    assert nvml_is_available()
+    assert nvml_is_available()
+    assert nvml_is_available()
+    assert len(probes) == 1  # answered once, not probed at each call
+    reset_devices()
+    assert nvml_is_available()
+    assert len(probes) == 2
+
+
+def test_nvml_is_available_is_false_for_a_missing_library(monkeypatch, tmp_path) -> None:
+    from zeus.device.gpu import nvml_is_available
+
+    monkeypatch.setenv("ZEUS_NVML_LIBRARY", str(tmp_path / "no-such-libnvidia-ml.so.1"))
+    assert nvml_is_available() is False
+    with pytest.raises(zx.ZeusBaseGPUError):  # opening the GPUs still says why
+        get_gpus()
+
+
+def test_nvml_is_available_is_false_when_nvml_reports_no_gpu(emulator) -> None:
+    from zeus.device.gpu import nvml_is_available
+
+    emulator([])
+    assert nvml_is_available() is False

@@ -162,6 +162,16 @@ Result<std::unique_ptr<GpuSet>> OpenGpus(const GpuOptions& options) {
   return set;
 }
 
+Result<std::size_t> CountNvmlGpus(const GpuOptions& options) {
+  auto library = nvml::NvmlLibrary::Load(options.nvml_library);
+  if (!library) return Fail(library.error());
+  unsigned int count = 0;
+  if (nvmlReturn_t rc = (*library)->api().nvmlDeviceGetCount_v2(&count); rc != NVML_SUCCESS) {
+    return Fail(nvml::NvmlError(rc, "counting GPUs", nvml::NvmlOperation::kQuery));
+  }
+  return static_cast<std::size_t>(count);
+}
+
 Result<std::unique_ptr<CpuSet>> OpenCpus(const CpuOptions& options) {
   const std::string root = ChoosePowercapRoot(options.powercap_root);
   if (!(options.assumed_max_zone_power_w > 0)) {

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "zeus/base/log.h"
+
 namespace zeus::runtime {
 namespace {
 
@@ -63,12 +65,30 @@ Result<std::unique_ptr<ZeusdPowerLimitSetter>> ZeusdPowerLimitSetter::Create(zeu
   }
   setter->client_ = std::move(*client);
   setter->name_ = fmt::format("zeusd at {}", endpoint);
+  setter->emulated_ = gpus.driver_clock() != nullptr;
   return setter;
 }
 
 Status ZeusdPowerLimitSetter::SetPowerLimitMw(device::Gpu& gpu, std::uint32_t limit_mw) {
   for (const auto& [ours, id] : daemon_ids_) {
-    if (ours == &gpu) return client_->SetPowerLimitMw({id}, limit_mw, /*block=*/true);
+    if (ours != &gpu) continue;
+    if (Status s = client_->SetPowerLimitMw({id}, limit_mw, /*block=*/true); !s) return s;
+    if (emulated_) {
+      // A real driver has one limit per GPU; two emulator states have two.
+      const Result<std::uint32_t> ours_mw = gpu.PowerLimitMw();
+      if (ours_mw && *ours_mw != limit_mw) {
+        LogOnce(fmt::format("zeusd-emulator-state:{}", name_),
+                {.level = LogLevel::kWarning,
+                 .component = "runtime",
+                 .message = fmt::format(
+                     "the power limit set through {} ({} W) is not what this process's emulated GPU reports ({} W): "
+                     "zeusd emulates other GPUs than this process (each user has their own emulator state unless "
+                     "the scenario has \"state_file_shared\": true and a \"state_file\" both can open; README: "
+                     "Shared state), so its limits never reach the GPUs measured here",
+                     name_, limit_mw / 1000.0, *ours_mw / 1000.0)});
+      }
+    }
+    return OkStatus();
   }
   return Fail(ErrorCode::kInvalidArgument, "ZeusdPowerLimitSetter: a GPU it was not created for");
 }

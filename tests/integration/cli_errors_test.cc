@@ -72,6 +72,18 @@ TEST(CliErrorsTest, UnknownCommandIsNamedWithTheList) {
   ExpectOneLineError(r, {"unknown command 'bogus'", "info, simulate, reproduce, monitor, bso-server", "zeus --help"});
 }
 
+// --help does not hide an unknown command: CLI11 alone prints the top-level
+// help and exits 0.
+TEST(CliErrorsTest, HelpAfterAnUnknownCommandNamesIt) {
+  const ProcessResult r = Zeus({"bogus", "--help"});
+  ExpectOneLineError(r, {"unknown command 'bogus'", "info, simulate, reproduce, monitor, bso-server", "zeus --help"});
+  EXPECT_EQ(r.out, "");
+  ExpectOneLineError(Zeus({"--help", "bogus"}), {"unknown command 'bogus'"});
+  const ProcessResult help = Zeus({"info", "--help"});
+  EXPECT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_THAT(help.out, HasSubstr("zeus info"));
+}
+
 TEST(CliErrorsTest, NoCommandListsTheCommands) {
   ExpectOneLineError(Zeus({}), {"needs a command", "info, simulate, reproduce, monitor, bso-server"});
 }

@@ -198,5 +198,31 @@ TEST_F(SimulateCliTest, ReproduceWritesTableReportAndIsDeterministic) {
   EXPECT_THAT(bad_seeds.err, HasSubstr("--seeds"));
 }
 
+// A fresh clone or an installed zeus: no --trace-dir, no $ZEUS_TRACE_DIR, and a
+// working directory outside the source tree (so no ../shared): the traces that
+// zeus ships (data/traces/zeus-nsdi23, build/share/zeus/traces beside the binary).
+TEST(ShippedTracesTest, ReproduceAndSimulateRunWithoutATraceDirFromAnyDirectory) {
+  testing::TempDir elsewhere;
+  const std::string cd = "cd '" + elsewhere.path() + "' && exec '" + ZEUS_TEST_CLI_PATH + "' ";
+  testing::ProcessResult reproduce = testing::RunProcess(
+      {"/bin/sh", "-c", cd + "reproduce --gpus v100 --workloads squad --seeds 1 --no-report"},
+      {{"ZEUS_TRACE_DIR", std::nullopt}});
+  ASSERT_EQ(reproduce.exit_code, 0) << reproduce.err;
+  EXPECT_THAT(reproduce.out, HasSubstr("squad/bert_base_uncased"));
+  EXPECT_THAT(reproduce.err, HasSubstr("1/1 runs"));
+
+  testing::ProcessResult simulate = testing::RunProcess(
+      {"/bin/sh", "-c", cd + "simulate --gpu a40 --workload cifar100 --seed 1 --recurrences 5 --json"},
+      {{"ZEUS_TRACE_DIR", std::nullopt}});
+  ASSERT_EQ(simulate.exit_code, 0) << simulate.err;
+  EXPECT_FALSE(json::parse(simulate.out).empty());
+
+  // $ZEUS_TRACE_DIR still names other traces.
+  testing::ProcessResult other = testing::RunProcess(
+      {"/bin/sh", "-c", cd + "reproduce --no-report"}, {{"ZEUS_TRACE_DIR", elsewhere.File("none")}});
+  EXPECT_NE(other.exit_code, 0);
+  EXPECT_THAT(other.err, HasSubstr(elsewhere.File("none")));
+}
+
 }  // namespace
 }  // namespace zeus

@@ -99,6 +99,12 @@ class ZeusdClientTest : public ::testing::Test {
   }
 
   std::map<std::string, std::optional<std::string>> EmulatorEnv() const {
+    auto env = DeviceEnv();
+    if (tmpdir_) env["TMPDIR"] = *tmpdir_;
+    return env;
+  }
+
+  std::map<std::string, std::optional<std::string>> DeviceEnv() const {
     return {{"ZEUS_NVML_LIBRARY", ZEUS_TEST_EMULATOR_PATH},
             {"ZEUS_EMULATOR_CONFIG", scenario_},
             {"CUDA_VISIBLE_DEVICES", std::nullopt},
@@ -158,6 +164,7 @@ class ZeusdClientTest : public ::testing::Test {
   std::string scenario_;
   std::string socket_;
   std::unique_ptr<testing::BackgroundProcess> daemon_;
+  std::optional<std::string> tmpdir_;  // the emulator's default state directory; nullopt: the caller's
 };
 
 TEST_F(ZeusdClientTest, NobodyOptimizesThroughTheDaemonAndTheOriginalLimitIsRestored) {
@@ -169,6 +176,22 @@ TEST_F(ZeusdClientTest, NobodyOptimizesThroughTheDaemonAndTheOriginalLimitIsRest
   EXPECT_EQ(out["optimal_power_limit_w"], 100) << r.err;
   EXPECT_EQ(out["measurements"].size(), 5u);
   EXPECT_EQ(LimitsW(), std::vector<double>{250});
+}
+
+// The emulator's default, private per-user state: root's daemon and nobody's
+// trainer emulate two different GPUs. Both say so: zeusd at start, the trainer
+// when the limit it set through zeusd is not what its own GPU reports.
+TEST_F(ZeusdClientTest, OnPrivateEmulatorStatesBothSidesWarnThatTheGpusDiffer) {
+  tmpdir_ = tmp_.path();  // each user gets tmp_/zeus-nvml-emulator-<uid>/
+  scenario_ = tmp_.Write("private.json", json{{"clock", "manual"}, {"gpus", {Gpu(250)}}}.dump());
+  ASSERT_EQ(chmod(scenario_.c_str(), 0644), 0);
+  StartDaemon();
+  EXPECT_THAT(ReadFile(tmp_.File("zeusd.err")), HasSubstr("is private to uid 0"));
+  ProcessResult r = testing::RunProcess(TrainArgs({}), TrainEnv(/*with_daemon=*/true));
+  EXPECT_THAT(r.err, HasSubstr("W) is not what this process's emulated GPU reports (250 W): zeusd emulates other "
+                               "GPUs than this process"));
+  const std::string once = "is not what this process's emulated GPU reports";
+  EXPECT_EQ(r.err.find(once), r.err.rfind(once)) << r.err;  // one warning, not one per change
 }
 
 TEST_F(ZeusdClientTest, NobodyRestoresThroughTheDaemonOnSigterm) {

@@ -35,6 +35,7 @@ namespace zeus {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using json = nlohmann::json;
 
 class ZeusdTest : public ::testing::Test {
@@ -404,6 +405,27 @@ TEST_F(ZeusdTest, UnprivilegedTrainingIsRefusedAndTheDaemonIsNot) {
   EXPECT_EQ(json::parse(limits->body), json::parse(R"({"0": {"power_limit_mw": 200000}})"));
 }
 
+// On the emulator each user has their own emulated GPUs unless the scenario
+// shares its state: zeusd says so at start, before it listens.
+TEST_F(ZeusdTest, WarnsWhenTheEmulatedGpusArePrivateToItsUser) {
+  {
+    auto shared = Start();  // the fixture's scenario: "state_file_shared": true
+    EXPECT_THAT(Log(), Not(HasSubstr("are emulated"))) << Log();
+  }
+  scenario_ = dir_.Write("private.json", json{{"state_file", dir_.File("private-state")},
+                                              {"gpus", {{{"name", "Tesla V100-SXM2-32GB"},
+                                                         {"min_power_limit_w", 100},
+                                                         {"max_power_limit_w", 300},
+                                                         {"default_power_limit_w", 300}}}}}
+                                             .dump());
+  auto daemon = Start();
+  const std::string log = Log();
+  EXPECT_THAT(log, HasSubstr("zeusd: warning: the GPUs are emulated, and their state (" + dir_.File("private-state") +
+                             ") is private to uid " + std::to_string(::getuid())));
+  EXPECT_THAT(log, HasSubstr("\"state_file_shared\": true"));
+  EXPECT_LT(log.find("are emulated"), log.find("listening on")) << log;
+}
+
 TEST_F(ZeusdTest, UsageErrorsAreOneLineNamingTheWord) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"serve", "--enable", "gpu-write"}, "gpu-write"},
@@ -413,6 +435,9 @@ TEST_F(ZeusdTest, UsageErrorsAreOneLineNamingTheWord) {
       {{"token", "issue", "--signing-key-path", "k", "--user", "u", "--scope", "gpu-read", "--expires", "1y"},
        "--expires"},
       {{"token", "issue", "--signing-key-path", "k", "--user", "u", "--scope", "all", "--expires", "1h"}, "--scope"},
+      // --help after an unknown command is that error, not the parent's help with exit 0.
+      {{"bogus", "--help"}, "unknown command 'bogus'"},
+      {{"token", "bogus", "--help"}, "unknown command 'bogus'"},
   };
   for (const auto& [args, word] : cases) {
     std::vector<std::string> argv = {ZEUS_TEST_ZEUSD_PATH};

@@ -8,6 +8,7 @@
 #define ZEUS_DEVICE_DISCOVERY_H_
 
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -66,6 +67,16 @@ struct GpuOptions {
 //   kNotSupported - a MIG instance or MIG-mode GPU (unless allow_mig);
 //   kInvalidArgument - a malformed $ZEUS_ENERGY_COUNTER_CHECK.
 Result<std::unique_ptr<GpuSet>> OpenGpus(const GpuOptions& options = {});
+
+// How many GPUs NVML reports: loads NVML as OpenGpus does
+// (options.nvml_library, else $ZEUS_NVML_LIBRARY, else the system's
+// libnvidia-ml.so.1), calls nvmlDeviceGetCount and unloads it. A probe:
+// opens no GPU (no GpuSet, no energy-counter check, no MIG check), applies
+// neither CUDA_VISIBLE_DEVICES nor $ZEUS_GPU_VENDOR, and never falls back to
+// AMD SMI. Errors: those of loading NVML (kUnavailable: no driver or init
+// failed; kNotFound: the explicitly named library cannot be loaded;
+// kInternal: not a usable NVML), or NVML's error counting the GPUs.
+Result<std::size_t> CountNvmlGpus(const GpuOptions& options = {});
 
 struct CpuOptions {
   // The powercap root. Unset: $ZEUS_POWERCAP_ROOT, else /sys/class/powercap

@@ -63,6 +63,11 @@ class ZeusdPowerLimitSetter final : public PowerLimitSetter {
   static Result<std::unique_ptr<ZeusdPowerLimitSetter>> Create(zeusd::ZeusdConfig config,
                                                                 const device::GpuSet& gpus,
                                                                 std::span<const std::size_t> indices);
+  // Sets the limit through the daemon. On emulated GPUs (a GpuSet with a
+  // driver clock) it then reads the limit back from `gpu`: one that differs
+  // means zeusd emulates other GPUs than this process (each user has their own
+  // emulator state unless the scenario shares it), and one warning per
+  // daemon (LogOnce, component "runtime") says so; the status is still OK.
   Status SetPowerLimitMw(device::Gpu& gpu, std::uint32_t limit_mw) override;
   std::string_view name() const override { return name_; }
 
@@ -71,6 +76,7 @@ class ZeusdPowerLimitSetter final : public PowerLimitSetter {
   std::unique_ptr<zeusd::ZeusdClient> client_;
   std::vector<std::pair<const device::Gpu*, int>> daemon_ids_;  // our Gpu -> the daemon's id
   std::string name_;
+  bool emulated_ = false;  // the GPUs are the emulator's: check that zeusd's limit reaches them
 };
 
 // The setter an optimizer uses when given none: ZeusdPowerLimitSetter when

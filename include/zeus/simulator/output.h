@@ -21,10 +21,17 @@ namespace zeus::simulator {
 // true/false), then one row per try, in order.
 std::string TriesCsv(const SimulationResult& result);
 
-// The trace directory to use: `flag` when non-empty, else $ZEUS_TRACE_DIR,
-// else ../shared/traces/zeus-nsdi23 when it exists (a run from the project
-// root). Fails with kNotFound, saying how to name one, otherwise.
+// The trace directory to use: `flag` when non-empty, else $ZEUS_TRACE_DIR
+// (neither checked here), else FindShippedTraceDir().
 Result<std::string> ResolveTraceDir(const std::string& flag);
+
+// The Zeus NSDI '23 traces that zeus ships (data/traces/zeus-nsdi23/), first
+// found holding summary_train.csv: <exe dir>/../share/zeus/traces/zeus-nsdi23
+// (an installed zeus, the wheel's bundled zeus, the build tree); the install
+// prefix's share/zeus/traces/zeus-nsdi23; the source tree's
+// data/traces/zeus-nsdi23. Independent of the working directory. kNotFound
+// listing the places and naming --trace-dir and ZEUS_TRACE_DIR otherwise.
+Result<std::string> FindShippedTraceDir();
 
 }  // namespace zeus::simulator
 

@@ -23,6 +23,7 @@ from zeus import _native
 from zeus.device.gpu.common import *  # noqa: F401,F403 (Zeus's names: GPU, GPUs, EmptyGPUs, the exceptions)
 from zeus.device.gpu.common import EmptyGPUs, GPU, GPUs
 from zeus.device.gpu.amd import AMDGPU, AMDGPUs, amdsmi_is_available
+from zeus.device.gpu import nvidia as _nvidia
 from zeus.device.gpu.nvidia import NVIDIAGPU, NVIDIAGPUs, nvml_is_available
 
 _lock = threading.Lock()
@@ -52,6 +53,7 @@ def _reset() -> None:
     global _gpus
     with _lock:
         _gpus = None
+    _nvidia._reset_probe()
 
 
 __all__ = [

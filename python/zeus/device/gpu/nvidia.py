@@ -9,19 +9,42 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+import os
+import threading
+from typing import Any, Callable, Dict, Optional, Sequence
 
 from zeus import _native
-from zeus.device.gpu.common import GPU, GPU_METHODS, GPUs, ZeusGPUHeterogeneousError, ZeusGPUInitError
+from zeus.device.gpu.common import GPU, GPU_METHODS, GPUs, ZeusGPUHeterogeneousError
+
+_probe_lock = threading.Lock()
+_nvml_probes: Dict[Optional[str], bool] = {}  # ZEUS_NVML_LIBRARY (None: unset) -> the answer
 
 
 def nvml_is_available() -> bool:
-    """Whether NVML (the driver's, or the library ``ZEUS_NVML_LIBRARY`` names) loads and sees the GPUs."""
-    try:
-        _native.device.open_gpus()
-    except ZeusGPUInitError:
-        return False
-    return True
+    """Whether NVML (the driver's, or the library ``ZEUS_NVML_LIBRARY`` names) loads and reports a GPU.
+
+    NVIDIA's NVML only: on a machine with AMD GPUs alone this is False, whatever ``ZEUS_GPU_VENDOR`` says.
+    Never raises: a missing driver, a ``ZEUS_NVML_LIBRARY`` that names no loadable library, an NVML that fails
+    to initialise or reports no GPU is False. A probe (``_native.device.nvml_gpu_count``: load NVML, count its
+    GPUs) that opens no GPU, so runs no energy-counter check; answered once per process for each value of
+    ``ZEUS_NVML_LIBRARY`` (Zeus caches its answer too); ``zeus.device.reset_devices()`` forgets the answers.
+    """
+    library = os.environ.get("ZEUS_NVML_LIBRARY")
+    with _probe_lock:
+        answer = _nvml_probes.get(library)
+        if answer is None:
+            try:
+                answer = _native.device.nvml_gpu_count() > 0
+            except Exception:  # noqa: BLE001 (the question is whether it works; any failure is "no")
+                answer = False
+            _nvml_probes[library] = answer
+        return answer
+
+
+def _reset_probe() -> None:
+    """Forgets nvml_is_available's answers (zeus.device.reset_devices)."""
+    with _probe_lock:
+        _nvml_probes.clear()
 
 
 def _index_forwarder(name: str) -> Callable[..., Any]:

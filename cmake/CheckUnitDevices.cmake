@@ -1,0 +1,47 @@
+# cmake -DUNITS="<unit>;<unit>..." -P CheckUnitDevices.cmake
+#
+# Checks that each configured systemd unit lets its daemon reach both
+# vendors' GPUs under DevicePolicy=closed: NVIDIA's /dev/nvidiactl,
+# /dev/nvidia-uvm and char-nvidia-frontend (/dev/nvidia0...), AMD's /dev/kfd
+# and char-drm (/dev/dri/renderD*), each rw; and that no DeviceAllow= path
+# has a wildcard (systemd stats the path and skips it when missing, so a
+# glob allows nothing, silently). FATAL_ERROR naming each problem.
+cmake_minimum_required(VERSION 3.25)
+if(NOT DEFINED UNITS)
+  message(FATAL_ERROR "CheckUnitDevices.cmake: pass -DUNITS=<unit files>")
+endif()
+set(required "/dev/nvidiactl rw" "/dev/nvidia-uvm rw" "char-nvidia-frontend rw" "/dev/kfd rw" "char-drm rw")
+set(problems)
+foreach(unit IN LISTS UNITS)
+  if(NOT EXISTS "${unit}")
+    list(APPEND problems "${unit} is missing")
+    continue()
+  endif()
+  file(STRINGS "${unit}" lines)
+  set(allowed)
+  set(closed OFF)
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^DeviceAllow=(.*)$")
+      string(STRIP "${CMAKE_MATCH_1}" entry)
+      list(APPEND allowed "${entry}")
+      if(entry MATCHES "^/dev/[^ ]*[*?[]")
+        list(APPEND problems "${unit}: DeviceAllow=${entry}: a path with a wildcard allows nothing (use char-<group>)")
+      endif()
+    elseif(line STREQUAL "DevicePolicy=closed")
+      set(closed ON)
+    endif()
+  endforeach()
+  if(NOT closed)
+    list(APPEND problems "${unit}: no DevicePolicy=closed")
+  endif()
+  foreach(entry IN LISTS required)
+    if(NOT entry IN_LIST allowed)
+      list(APPEND problems "${unit}: no DeviceAllow=${entry}")
+    endif()
+  endforeach()
+endforeach()
+if(problems)
+  list(JOIN problems "\n  " text)
+  message(FATAL_ERROR "systemd units:\n  ${text}")
+endif()
+message(STATUS "systemd units allow NVIDIA's and AMD's GPU nodes: ${UNITS}")
