@@ -2,11 +2,19 @@
 //
 // The cost of a measurement window on 8 GPUs. The GPUs are in-process fakes,
 // so the device reads are cheap; BM_DeviceReads measures those reads alone so
-// that the window's own overhead is the difference.
+// that the window's own overhead is the difference. BM_OpenEightEmulatedGpus
+// is the start-up cost of opening 8 GPUs (issue 37: no energy counter check
+// at open) on the NVML emulator at time_scale 1, 20 and 50.
 
 #include <benchmark/benchmark.h>
 
+#include <string>
+
+#include <nlohmann/json.hpp>
+
 #include "testing/fake_gpu.h"
+#include "testing/temp_dir.h"
+#include "zeus/device/discovery.h"
 #include "zeus/monitor/monitor.h"
 
 namespace {
@@ -47,5 +55,34 @@ void BM_BeginEndWindow(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_BeginEndWindow);
+
+#ifdef ZEUS_BENCH_EMULATOR_PATH
+// OpenGpus on 8 emulated A100s whose scenario runs at state.range(0) x real
+// time, then the set's destruction (nvmlShutdown).
+void BM_OpenEightEmulatedGpus(benchmark::State& state) {
+  zeus::testing::TempDir tmp;
+  const nlohmann::json gpu = {{"name", "NVIDIA A100-SXM4-40GB"}, {"architecture", "ampere"},
+                              {"min_power_limit_w", 100},          {"max_power_limit_w", 400},
+                              {"default_power_limit_w", 400},      {"energy_counter", true},
+                              {"power_w", 250}};
+  nlohmann::json gpus = nlohmann::json::array();
+  for (int i = 0; i < 8; ++i) gpus.push_back(gpu);
+  const nlohmann::json scenario = {
+      {"gpus", gpus}, {"time_scale", state.range(0)}, {"state_file", tmp.File("emulator.state")}};
+  zeus::testing::ScopedEnv config("ZEUS_EMULATOR_CONFIG", tmp.Write("scenario.json", scenario.dump()));
+  zeus::testing::ScopedEnv visible("CUDA_VISIBLE_DEVICES", std::nullopt);
+  zeus::device::GpuOptions options;
+  options.nvml_library = ZEUS_BENCH_EMULATOR_PATH;
+  for (auto _ : state) {
+    auto opened = zeus::device::OpenGpus(options);
+    if (!opened || (*opened)->size() != 8) {
+      state.SkipWithError(opened ? "not 8 GPUs" : opened.error().message().c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(opened);
+  }
+}
+BENCHMARK(BM_OpenEightEmulatedGpus)->Arg(1)->Arg(20)->Arg(50)->Unit(benchmark::kMillisecond);
+#endif
 
 }  // namespace

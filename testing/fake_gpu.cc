@@ -19,14 +19,47 @@ using device::PowerLimitConstraints;
 
 FakeGpu::FakeGpu(const FakeGpuConfig& config, const FakeClock& clock, unsigned int nvml_index)
     : config_(config), clock_(clock), nvml_index_(nvml_index), power_w_(config.power_w),
-      limit_mw_(config.default_power_limit_mw), last_fold_(clock.Now()) {}
+      limit_mw_(config.default_power_limit_mw), last_fold_(clock.Now()) {
+  drawn_history_.emplace_back(last_fold_, 0.0);
+}
 
 double FakeGpu::DrawW() const { return std::min(power_w_, limit_mw_ / 1000.0); }
 
 void FakeGpu::Fold() {
   const auto now = clock_.Now();
-  energy_mj_ += DrawW() * std::chrono::duration<double>(now - last_fold_).count() * 1000.0;
+  const double added_mj = DrawW() * std::chrono::duration<double>(now - last_fold_).count() * 1000.0;
+  energy_mj_ += added_mj;
+  drawn_mj_ += added_mj;
   last_fold_ = now;
+  if (config_.average_power_period.count() > 0 && now > drawn_history_.back().first) {
+    drawn_history_.emplace_back(now, drawn_mj_);
+    // Keep one point at or before the period's start.
+    while (drawn_history_.size() > 2 && drawn_history_[1].first <= now - config_.average_power_period) {
+      drawn_history_.pop_front();
+    }
+  }
+}
+
+std::uint32_t FakeGpu::AveragedPowerMw() {
+  Fold();
+  const std::chrono::nanoseconds now = last_fold_;
+  const std::chrono::nanoseconds from = std::max(now - config_.average_power_period, drawn_history_.front().first);
+  if (config_.average_power_period.count() == 0 || from >= now) {
+    return static_cast<std::uint32_t>(std::lround(DrawW() * 1000.0));
+  }
+  // The drawn energy at `from`: linear between folds (the draw is constant there).
+  double from_mj = drawn_history_.front().second;
+  for (std::size_t i = 1; i < drawn_history_.size(); ++i) {
+    const auto& [t0, e0] = drawn_history_[i - 1];
+    const auto& [t1, e1] = drawn_history_[i];
+    if (from <= t1) {
+      from_mj = e0 + (e1 - e0) * std::chrono::duration<double>(from - t0).count() /
+                         std::chrono::duration<double>(t1 - t0).count();
+      break;
+    }
+  }
+  const double seconds = std::chrono::duration<double>(now - from).count();
+  return static_cast<std::uint32_t>(std::lround((drawn_mj_ - from_mj) / seconds));
 }
 
 std::optional<Error> FakeGpu::Failure(const std::string& method) const {
@@ -118,19 +151,20 @@ Result<bool> FakeGpu::MigEnabled() { return false; }
 Result<std::uint32_t> FakeGpu::PowerUsageMw() {
   std::lock_guard lock(mu_);
   ZEUS_FAKE_FAIL_IF_SET("PowerUsageMw");
-  return static_cast<std::uint32_t>(std::lround(DrawW() * 1000.0));
+  return AveragedPowerMw();
 }
 
 Result<std::uint32_t> FakeGpu::InstantPowerMw() {
   std::lock_guard lock(mu_);
   ZEUS_FAKE_FAIL_IF_SET("InstantPowerMw");
+  if (!config_.instant_power) return Fail(ErrorCode::kNotSupported, "fake GPU has no instant power field");
   return static_cast<std::uint32_t>(std::lround(DrawW() * 1000.0));
 }
 
 Result<std::uint32_t> FakeGpu::AveragePowerMw() {
   std::lock_guard lock(mu_);
   ZEUS_FAKE_FAIL_IF_SET("AveragePowerMw");
-  return static_cast<std::uint32_t>(std::lround(DrawW() * 1000.0));
+  return AveragedPowerMw();
 }
 
 Result<std::uint32_t> FakeGpu::MemoryPowerMw() {

@@ -10,13 +10,16 @@
 #ifndef ZEUS_TESTING_FAKE_GPU_H_
 #define ZEUS_TESTING_FAKE_GPU_H_
 
+#include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <functional>
 #include <map>
 #include <set>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "testing/fake_clock.h"
@@ -35,6 +38,12 @@ struct FakeGpuConfig {
   double power_w = 100.0;  // demand; the draw is min(demand, limit)
   double energy_counter_rate = 1.0;  // the counter reads the true energy x this (a faulty driver)
   device::PowerScope power_scope = device::PowerScope::kGpu;  // what PowerReadingScope() answers
+  // Zero: PowerUsageMw() and AveragePowerMw() answer the draw now. Else they
+  // answer the mean draw over this trailing period (since construction, when
+  // shorter): a driver's averaged power field, which lags a changing load.
+  std::chrono::nanoseconds average_power_period{0};
+  // False: InstantPowerMw() answers kNotSupported (a GPU without the field).
+  bool instant_power = true;
 };
 
 class FakeGpu final : public device::Gpu {
@@ -110,6 +119,7 @@ class FakeGpu final : public device::Gpu {
   void RunBefore(const std::string& method) const;                 // requires mu_
   void Fold();                                                     // requires mu_
   double DrawW() const;                                            // requires mu_
+  std::uint32_t AveragedPowerMw();                                 // requires mu_
 
   const FakeGpuConfig config_;
   const FakeClock& clock_;
@@ -120,6 +130,8 @@ class FakeGpu final : public device::Gpu {
   bool persistence_ = false;
   double energy_mj_ = 0.0;  // integral up to last_fold_
   std::chrono::nanoseconds last_fold_;
+  double drawn_mj_ = 0.0;  // the true energy drawn (never reset), for the averaged field
+  std::deque<std::pair<std::chrono::nanoseconds, double>> drawn_history_;  // (time, drawn_mj_ then)
   std::map<std::string, Error> failures_;
   std::map<std::string, std::function<void()>> before_;
   std::vector<std::uint32_t> limit_calls_;

@@ -59,11 +59,10 @@ int RunExporter(const ExporterFlags& flags) {
   std::unique_ptr<device::GpuSet> gpus;
   // The counter check runs in the collector, on each GPU's own scrape thread
   // (CollectorOptions::energy_counter_check_deadline), so that one hung GPU
-  // cannot keep the exporter from starting; not here, on this thread.
+  // cannot keep the exporter from starting. OpenGpus checks nothing.
   const Result<bool> check_counters = device::ChooseEnergyCounterCheck();
   if (!check_counters) return Failed(check_counters.error());
   device::GpuOptions gpu_options;
-  gpu_options.check_energy_counters = false;
   if (auto opened = device::OpenGpus(gpu_options)) {
     gpus = std::move(*opened);
   } else if (!device::MayContinueWithoutGpus(opened.error(), library)) {
@@ -90,8 +89,8 @@ int RunExporter(const ExporterFlags& flags) {
 
   exporter::CollectorOptions options;
   options.sample_interval = std::chrono::milliseconds(flags.interval_ms);
-  // The check's own wall limit (window + 5 step timeouts + 1 s), which only
-  // a GPU whose driver call hangs reaches.
+  // Above the check's own bound (EnergyCounterCheckOptions::wall_deadline,
+  // 3 s): only a GPU whose driver call hangs reaches it.
   if (*check_counters) options.energy_counter_check_deadline = std::chrono::milliseconds(6250);
   options.hostname = flags.hostname;
   if (!flags.carbon.empty()) {

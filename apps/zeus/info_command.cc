@@ -2,20 +2,24 @@
 
 #include "apps/zeus/info_command.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "zeus/base/version.h"
-#include "zeus/device/counter_check.h"
 #include "zeus/device/discovery.h"
 #include "zeus/device/environment.h"
 #include "zeus/device/privileges.h"
+#include "zeus/monitor/counter_check.h"
 #include "zeus/zeusd_client/client.h"
 #include "zeus/zeusd_client/cpu.h"
 
@@ -267,11 +271,11 @@ void PrintText(const json& info) {
   for (const json& p : info["problems"]) fmt::print(stderr, "warning: {}\n", p.get<std::string>());
 }
 
-json CheckToJson(const device::EnergyCounterCheck& check) {
+json CheckToJson(const monitor::EnergyCounterCheck& check) {
   json j;
-  j["verdict"] = std::string(device::CounterVerdictName(check.verdict));
-  const bool compared = check.verdict == device::CounterVerdict::kAgrees ||
-                        check.verdict == device::CounterVerdict::kDisagrees;
+  j["verdict"] = std::string(monitor::CounterVerdictName(check.verdict));
+  const bool compared = check.verdict == monitor::CounterVerdict::kAgrees ||
+                        check.verdict == monitor::CounterVerdict::kDisagrees;
   j["ratio"] = compared && check.ratio > 0 ? json(check.ratio) : json(nullptr);
   j["counter_energy_j"] = compared && check.duration_s > 0 ? json(check.counter_energy_mj / 1000.0) : json(nullptr);
   j["integrated_energy_j"] = compared && check.duration_s > 0 ? json(check.integrated_energy_mj / 1000.0) : json(nullptr);
@@ -282,21 +286,27 @@ json CheckToJson(const device::EnergyCounterCheck& check) {
 }
 
 // Trust, but check: each GPU's energy counter against its integrated power
-// (zeus/device/counter_check.h), one window for all GPUs.
+// (zeus/monitor/counter_check.h), each GPU on a thread of its own (so that
+// eight GPUs' calls do not make every poll late), bounded by the check itself.
 void CheckCounters(const device::GpuSet& gpus, json& gpu_infos, std::vector<std::string>& problems) {
-  const std::vector<device::EnergyCounterCheck> checks = device::CheckEnergyCounters(gpus);
+  std::vector<std::jthread> threads;  // joined before `gpus` goes
+  const std::vector<monitor::EnergyCounterCheck> checks = monitor::CheckEnergyCountersOnGpuThreads(
+      gpus, [&threads](std::size_t, std::function<void()> task) { threads.emplace_back(std::move(task)); },
+      std::chrono::milliseconds(6250));
   for (std::size_t i = 0; i < checks.size(); ++i) {
     gpu_infos[i]["energy_counter_check"] = CheckToJson(checks[i]);
-    if (checks[i].verdict == device::CounterVerdict::kDisagrees) {
-      problems.push_back(fmt::format("GPU {}'s energy counter disagrees with its power: {}. Zeus measures this GPU "
-                                     "by integrating its power instead (unless {}=0); other tools that read the "
-                                     "counter are off by that factor",
-                                     i, checks[i].detail, device::kEnergyCounterCheckVariable));
-    }
+    if (auto warning = monitor::CounterCheckWarning(i, checks[i])) problems.push_back(std::move(*warning));
   }
 }
 
-int RunInfo(bool as_json, bool check_counters) {
+int RunInfo(bool as_json, bool check_flag) {
+  // --no-counter-check, or ZEUS_ENERGY_COUNTER_CHECK=0, skips the check.
+  const Result<bool> check_variable = device::ChooseEnergyCounterCheck();
+  if (!check_variable) {
+    fmt::print(stderr, "error: {}\n", check_variable.error().message());
+    return ExitCodeFor(check_variable.error().code());
+  }
+  const bool check_counters = check_flag && *check_variable;
   json info;
   info["version"] = std::string(Version());
   std::vector<std::string> problems;
@@ -305,7 +315,6 @@ int RunInfo(bool as_json, bool check_counters) {
   const device::GpuLibraryChoice library = device::ChooseNvmlLibrary();
   device::GpuOptions gpu_options;
   gpu_options.allow_mig = true;  // list MIG-mode GPUs rather than refuse them
-  gpu_options.check_energy_counters = false;  // checked below, to be shown
   auto gpus = device::OpenGpus(gpu_options);
   json driver;
   info["gpus"] = json::array();
@@ -364,13 +373,16 @@ void RegisterInfoCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--json", *as_json, "Print one JSON object instead of text");
   auto no_check = std::make_shared<bool>(false);
   cmd->add_flag("--no-counter-check", *no_check,
-                "Skip comparing each GPU's energy counter with its integrated power (saves about 0.4 s)");
+                "Skip comparing each GPU's energy counter with its integrated power (saves about 0.4 s; as "
+                "ZEUS_ENERGY_COUNTER_CHECK=0)");
   cmd->footer(
       "Shows the NVIDIA driver, each visible GPU (name, UUID, architecture, power limits, whether it has an\n"
       "energy counter), the RAPL CPU packages and whether DRAM is measured, and what the current user may change.\n"
       "Each energy counter is checked against the GPU's power integrated over the same 0.25 s: it agrees within\n"
       "1.25x, disagrees (a counter at a wrong rate or in wrong units, or one that never advances; a warning),\n"
-      "or the check is inconclusive (an idle GPU drawing under 1 W, a failed read).\n"
+      "or the check is inconclusive (an idle GPU drawing under 1 W, a swinging load seen only through an averaged\n"
+      "power field, polls too late to time a step, a failed read). Only zeus info, zeusd and the exporter run\n"
+      "the check; opening GPUs elsewhere (zeus monitor, ZeusMonitor) does not.\n"
       "With no NVIDIA driver it says so and still lists the CPUs (exit code 0).");
   cmd->callback([as_json, no_check, exit_code] { *exit_code = RunInfo(*as_json, !*no_check); });
 }

@@ -160,8 +160,8 @@ Result<zeusd::DaemonOptions> MakeDaemonOptions(const ServeFlags& flags, const Se
   }
   options.gpu_call_timeout = std::chrono::milliseconds(flags.gpu_timeout_ms);
   options.gpu_write_timeout = options.gpu_call_timeout;
-  // The check's own wall limit (window + 5 step timeouts + 1 s), which only
-  // a GPU whose driver call hangs reaches.
+  // Above the check's own bound (EnergyCounterCheckOptions::wall_deadline,
+  // 3 s): only a GPU whose driver call hangs reaches it.
   if (!flags.no_counter_check) options.energy_counter_check_deadline = std::chrono::milliseconds(6250);
   if (overrides != nullptr) UseOverrides(overrides, options);
   return options;
@@ -183,8 +183,7 @@ Result<std::unique_ptr<device::GpuSet>> OpenDaemonGpus(const ServeFlags& flags,
   gpu_options.cuda_visible_devices = std::nullopt;  // unset above: every GPU
   // The counter check runs in the daemon, on each GPU's own reader thread
   // (DaemonOptions::energy_counter_check_deadline), so that one hung GPU
-  // cannot keep the daemon from starting; not here, on this thread.
-  gpu_options.check_energy_counters = false;
+  // cannot keep the daemon from starting. OpenGpus checks nothing.
   // A named library must load; an absent system one means no GPUs of it.
   std::string absent;  // why each vendor has no GPUs, for one line at the end
   auto open = [&](device::GpuVendor vendor, bool named) -> Result<std::unique_ptr<device::GpuSet>> {

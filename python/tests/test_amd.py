@@ -136,17 +136,17 @@ def test_zeus_monitor_measures_amd_energy_exactly(amd) -> None:
         emu.close()
 
 
-def test_a_wrong_rate_amd_counter_is_caught_when_the_gpus_open(amd, caplog: pytest.LogCaptureFixture) -> None:
+def test_opening_amd_gpus_runs_no_counter_check(amd, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 37: ZeusMonitor() waits for no counter check (zeus info, zeusd and the exporter run it), so a
+    wrong-rate counter is read as it is, with no warning."""
     caplog.set_level(logging.WARNING, logger="zeus")
-    amd([mi300x(power_w=500, energy_counter_rate=2.0)], clock="wall", time_scale=1)
+    amd([mi300x(power_w=500, energy_counter_rate=2.0, counter_update_period_ms=0)], clock="wall", time_scale=1)
     monitor = ZeusMonitor(gpu_indices=[0])
     monitor.begin_window("w")
     time.sleep(0.1)
     m = monitor.end_window("w")
-    assert m.gpu_energy[0] == pytest.approx(500.0 * m.time, rel=0.01)
-    warned = [r for r in caplog.records if r.name == "zeus.device"]
-    assert len(warned) == 1
-    assert "GPU 0: the energy counter disagrees with the GPU's power" in warned[0].getMessage()
+    assert m.gpu_energy[0] == pytest.approx(2 * 500.0 * m.time, rel=0.05)
+    assert not [r for r in caplog.records if r.name == "zeus.device"]
 
 
 class Boom(OptimumSelector):

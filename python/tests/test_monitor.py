@@ -251,9 +251,9 @@ def test_gil_is_released_while_a_gpu_read_hangs(emulator) -> None:
     monitor.end_window("b", sync_execution=False)
 
 
-def test_a_wrong_rate_counter_is_caught_when_the_gpus_open(emulator, caplog: pytest.LogCaptureFixture) -> None:
-    """Trust, but check: a counter at twice the rate is distrusted at open, with one warning on the
-    ``zeus.device`` logger, and the window integrates power instead (constant power: exact)."""
+def test_opening_the_gpus_runs_no_counter_check(emulator, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 37: ZeusMonitor() waits for no counter check (zeus info, zeusd and the exporter run it, see
+    docs/architecture.md), so a counter at twice the rate is read as it is, with no warning."""
     import logging
 
     caplog.set_level(logging.WARNING, logger="zeus")
@@ -263,7 +263,5 @@ def test_a_wrong_rate_counter_is_caught_when_the_gpus_open(emulator, caplog: pyt
     time.sleep(0.1)
     m = monitor.end_window("w")
     assert m.time > 0
-    assert m.gpu_energy[0] == pytest.approx(236.0 * m.time, rel=0.01)
-    warned = [r for r in caplog.records if r.name == "zeus.device"]
-    assert len(warned) == 1
-    assert "GPU 0: the energy counter disagrees with the GPU's power" in warned[0].getMessage()
+    assert m.gpu_energy[0] == pytest.approx(2 * 236.0 * m.time, rel=0.05)
+    assert not [r for r in caplog.records if r.name == "zeus.device"]

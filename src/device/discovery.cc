@@ -11,8 +11,6 @@
 #include "device/nvml/nvml_library.h"
 #include "device/rapl/rapl_cpu.h"
 #include "device/visible_devices.h"
-#include "zeus/base/log.h"
-#include "zeus/device/counter_check.h"
 #include "zeus/device/environment.h"
 
 namespace zeus::device {
@@ -140,26 +138,15 @@ Result<std::unique_ptr<GpuSet>> OpenAnyGpus(const GpuOptions& options) {
 }  // namespace
 
 Result<std::unique_ptr<GpuSet>> OpenGpus(const GpuOptions& options) {
-  const Result<bool> check_counters = ChooseEnergyCounterCheck(options.check_energy_counters);
-  if (!check_counters) return Fail(check_counters.error());
+  // No energy counter check here (zeus/monitor/counter_check.h): opening
+  // GPUs waits for no measurement.
   const Result<std::optional<GpuVendor>> vendor = ChooseGpuVendor(options.vendor);
   if (!vendor) return Fail(vendor.error());
   Result<std::unique_ptr<GpuSet>> opened = !vendor->has_value()              ? OpenAnyGpus(options)
                                            : **vendor == GpuVendor::kNvidia ? OpenNvmlGpus(options)
                                                                              : OpenAmdGpus(options);
   if (!opened) return Fail(opened.error());
-  std::unique_ptr<GpuSet> set = std::move(*opened);
-  if (*check_counters) {
-    const std::vector<EnergyCounterCheck> checks = CheckEnergyCounters(*set);
-    for (std::size_t i = 0; i < checks.size(); ++i) {
-      if (checks[i].verdict != CounterVerdict::kDisagrees) continue;
-      set->gpu(i).DistrustEnergyCounter(DistrustReason(checks[i]));
-      LogWarning("device", fmt::format("GPU {}: the energy counter disagrees with the GPU's power ({}); measuring "
-                                       "integrated power instead. zeus info shows the check; {}=0 turns it off",
-                                       i, checks[i].detail, kEnergyCounterCheckVariable));
-    }
-  }
-  return set;
+  return std::move(*opened);
 }
 
 Result<std::size_t> CountNvmlGpus(const GpuOptions& options) {

@@ -15,7 +15,7 @@
 #include "http/http.h"
 #include "exporter/process_metrics.h"
 #include "zeus/base/log.h"
-#include "zeus/device/counter_check.h"
+#include "zeus/monitor/counter_check.h"
 
 namespace zeus::exporter {
 namespace {
@@ -228,23 +228,16 @@ Result<std::unique_ptr<Collector>> Collector::Create(const device::GpuSet* gpus,
       impl->gpu_readers.push_back(std::make_unique<base::SerialWorker>(fmt::format("zeus-scrape{}", i)));
     }
     if (options.energy_counter_check_deadline.count() > 0) {
-      const std::vector<device::EnergyCounterCheck> checks = device::CheckEnergyCountersOnGpuThreads(
+      const std::vector<monitor::EnergyCounterCheck> checks = monitor::CheckEnergyCountersOnGpuThreads(
           *gpus, [&impl](std::size_t i, std::function<void()> task) { impl->gpu_readers[i]->Post(std::move(task)); },
           options.energy_counter_check_deadline);
       for (std::size_t i = 0; i < checks.size(); ++i) {
-        std::string line;
-        if (checks[i].verdict == device::CounterVerdict::kDisagrees) {
-          line = fmt::format("GPU {}: the energy counter disagrees with the GPU's power ({}); exporting integrated "
-                             "power as its energy instead",
-                             i, checks[i].detail);
-        } else if (checks[i].detail.find("did not finish") != std::string::npos) {
-          line = checks[i].detail;
-        }
-        if (line.empty()) continue;
+        const std::optional<std::string> line = monitor::CounterCheckWarning(i, checks[i]);
+        if (!line) continue;
         if (impl->log) {
-          impl->log(line);
+          impl->log(*line);
         } else {
-          zeus::Log({.level = LogLevel::kWarning, .component = "exporter", .message = line});
+          zeus::Log({.level = LogLevel::kWarning, .component = "exporter", .message = *line});
         }
       }
     }

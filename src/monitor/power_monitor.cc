@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "monitor/ring_buffer.h"
+#include "zeus/monitor/power_integral.h"
 
 namespace zeus::monitor {
 namespace {
@@ -41,10 +42,9 @@ struct Device {
   bool use_instant_field = true;               // guarded by sample_mu
   std::optional<nanoseconds> last_slow;        // guarded by sample_mu
   RingBuffer<Stored> samples;
-  // Running integral (independent of the buffer).
-  double cumulative_j = 0.0;
-  std::optional<nanoseconds> last_time;
-  double last_power_w = 0.0;
+  // Running integral (independent of the buffer), in mJ; the power held is
+  // the last good instant reading.
+  PowerIntegral integral;
   std::optional<Error> last_error;
   std::uint64_t failures = 0;
   // When the read in progress began (none between reads), and how many
@@ -242,10 +242,9 @@ void PowerMonitor::Impl::SampleDevice(Device& d, bool wait) {
     std::lock_guard lock(mu);
     d.reading_since.reset();
     if (read_end - now > options.late_read_after) ++d.late_reads;
-    if (d.last_time) d.cumulative_j += d.last_power_w * ToSeconds(now - *d.last_time);
-    d.last_time = now;
+    d.integral.AdvanceTo(now);
     if (sample.instant_mw) {
-      d.last_power_w = *sample.instant_mw / 1000.0;
+      d.integral.Hold(*sample.instant_mw);
       d.last_error.reset();
       if (d.last_value_mw && *d.last_value_mw != *sample.instant_mw) {
         if (d.last_change) {
@@ -265,7 +264,7 @@ void PowerMonitor::Impl::SampleDevice(Device& d, bool wait) {
       d.last_error = error;
       ++d.failures;
     }
-    d.samples.Push(Stored{sample, d.last_power_w, d.cumulative_j});
+    d.samples.Push(Stored{sample, d.integral.power_mw().value_or(0.0) / 1000.0, d.integral.energy_mj() / 1000.0});
   }
 }
 
@@ -286,8 +285,7 @@ Result<double> PowerMonitor::CumulativeEnergyJ(std::size_t gpu, nanoseconds at) 
   const Device* d = impl_->Find(gpu);
   if (d == nullptr) return Fail(ErrorCode::kNotFound, fmt::format("GPU {} is not monitored", gpu));
   if (d->last_error) return Fail(*d->last_error);
-  if (!d->last_time) return 0.0;
-  return d->cumulative_j + d->last_power_w * ToSeconds(std::max(nanoseconds(0), at - *d->last_time));
+  return d->integral.EnergyAtMj(at) / 1000.0;
 }
 
 std::uint64_t PowerMonitor::ReadFailures(std::size_t gpu) const {

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "zeus/base/log.h"
+#include "zeus/monitor/power_integral.h"
 
 namespace zeus::monitor {
 namespace {
@@ -34,7 +35,7 @@ struct GpuState {
   // Baselines of the energy reading.
   std::optional<std::chrono::nanoseconds> last_time;
   std::optional<std::uint64_t> last_counter_mj;
-  std::optional<std::uint32_t> last_power_mw;
+  PowerIntegral power_integral;           // GPUs without a counter
   double integrated_remainder_mj = 0.0;  // the fraction below 1 mJ carried to the next interval
   std::int64_t idle_carry_mj = 0;        // idle energy owed by the last interval (attribution.h)
   // Per-process utilization.
@@ -121,15 +122,14 @@ std::optional<std::int64_t> ProcessEnergyTracker::Impl::ReadEnergy(std::size_t i
       view.error = power.error();
       return std::nullopt;
     }
-    if (state.last_time && state.last_power_mw) {
-      // Hold-last-value: the previous reading's power over the interval.
-      const double seconds = std::chrono::duration<double>(now - *state.last_time).count();
-      const double exact_mj = *state.last_power_mw * seconds + state.integrated_remainder_mj;
+    // Hold-last-value: the previous reading's power over the interval.
+    const bool had_reading = state.power_integral.power_mw().has_value();
+    const double exact_mj = state.power_integral.Add(now, *power) + state.integrated_remainder_mj;
+    if (had_reading) {
       const double whole_mj = std::floor(exact_mj);
       state.integrated_remainder_mj = exact_mj - whole_mj;
       energy_mj = static_cast<std::int64_t>(whole_mj);
     }
-    state.last_power_mw = *power;
   }
   return energy_mj;
 }

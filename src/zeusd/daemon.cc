@@ -204,18 +204,11 @@ class Daemon::Impl {
   }
 
   void CheckEnergyCounters() {
-    const std::vector<device::EnergyCounterCheck> checks =
+    const std::vector<monitor::EnergyCounterCheck> checks =
         gpu_routes_.CheckEnergyCounters(options_.energy_counter_check_deadline);
     for (std::size_t id = 0; id < checks.size(); ++id) {
-      if (checks[id].verdict == device::CounterVerdict::kDisagrees) {
-        std::fprintf(stderr,
-                     "zeusd: GPU %zu: the energy counter disagrees with the GPU's power (%s); its cumulative energy "
-                     "is not served (400), as Zeus's daemon does\n",
-                     id, checks[id].detail.c_str());
-      } else if (checks[id].verdict == device::CounterVerdict::kInconclusive &&
-                 checks[id].detail.find("did not finish") != std::string::npos) {
-        std::fprintf(stderr, "zeusd: %s\n", checks[id].detail.c_str());
-      }
+      // A distrusted GPU's cumulative energy answers 400, as Zeus's daemon does.
+      if (auto line = monitor::CounterCheckWarning(id, checks[id])) std::fprintf(stderr, "zeusd: %s\n", line->c_str());
     }
   }
 

@@ -81,12 +81,12 @@ void GpuRoutes::StopWithin(ShutdownDeadline& shutdown) {
   }
 }
 
-std::vector<device::EnergyCounterCheck> GpuRoutes::CheckEnergyCounters(std::chrono::milliseconds deadline) {
+std::vector<monitor::EnergyCounterCheck> GpuRoutes::CheckEnergyCounters(std::chrono::milliseconds deadline) {
   if (gpus_ == nullptr) return {};
-  std::vector<device::EnergyCounterCheck> checks = device::CheckEnergyCountersOnGpuThreads(
+  std::vector<monitor::EnergyCounterCheck> checks = monitor::CheckEnergyCountersOnGpuThreads(
       *gpus_, [this](std::size_t id, std::function<void()> task) { readers_[id]->Post(std::move(task)); }, deadline);
   for (std::size_t id = 0; id < checks.size(); ++id) {
-    if (checks[id].verdict == device::CounterVerdict::kDisagrees) info_[id].cumulative_energy_available = false;
+    if (monitor::ShouldDistrust(checks[id])) info_[id].cumulative_energy_available = false;
   }
   return checks;
 }

@@ -28,8 +28,8 @@
 
 #include "base/serial_worker.h"
 #include "http/http.h"
-#include "zeus/device/counter_check.h"
 #include "zeus/device/gpu.h"
+#include "zeus/monitor/counter_check.h"
 #include "zeusd/gpu_calls.h"
 #include "zeusd/gpu_ops.h"
 #include "zeusd/query.h"
@@ -70,16 +70,16 @@ class GpuRoutes {
   // noting each in `shutdown`.
   void StopWithin(ShutdownDeadline& shutdown);
 
-  // Trust, but check (zeus/device/counter_check.h): each GPU's energy
+  // Trust, but check (zeus/monitor/counter_check.h): each GPU's energy
   // counter against its power, every GPU's check on its own reader thread at
   // once, waiting at most `deadline` in all. A GPU whose counter disagrees is
   // distrusted (Gpu::DistrustEnergyCounter: its cumulative energy answers 400
   // from then on, as Zeus's daemon does) and its /discover entry says
   // cumulative_energy_available false. A GPU whose check has not ended by
-  // then (a hung driver call) is reported inconclusive and left as it is; its
+  // then (a hung driver call) is reported inconclusive (error kTimeout) and left as it is; its
   // reader is then the hung thread the routes already answer 503 for. Call
   // once, before serving.
-  std::vector<device::EnergyCounterCheck> CheckEnergyCounters(std::chrono::milliseconds deadline);
+  std::vector<monitor::EnergyCounterCheck> CheckEnergyCounters(std::chrono::milliseconds deadline);
 
  private:
   // The request's GPUs and the write's arguments, or the answer that ends it.

@@ -44,16 +44,12 @@ struct GpuOptions {
   // Whether a GPU in MIG mode may be opened (for read-only listing). Measuring
   // such a GPU measures the whole device, not the caller's MIG instance.
   bool allow_mig = false;
-  // Trust, but check (counter_check.h): compare each GPU's energy counter
-  // with its integrated power once, at open (about 0.4 s, one window for
-  // all GPUs), and make a GPU whose counter disagrees answer
-  // SupportsEnergyCounter() false, with one logged warning, so that every
-  // measurement integrates its power instead. Unset:
-  // $ZEUS_ENERGY_COUNTER_CHECK (ChooseEnergyCounterCheck), else on.
-  std::optional<bool> check_energy_counters;
 };
 
 // Loads NVML or AMD SMI (GpuOptions::vendor) and opens the visible GPUs.
+// It makes no measurement: the energy counter check
+// (zeus/monitor/counter_check.h) is run by zeusd, the exporter and zeus
+// info, never here, so opening costs only the driver's enumeration calls.
 // In auto mode an NVML that is absent, fails to initialise or has no GPUs
 // gives way to AMD SMI, unless the NVML library was named explicitly.
 // Errors:
@@ -64,8 +60,7 @@ struct GpuOptions {
 //   kFailedPrecondition - an AMD SMI older than ROCm 6.3;
 //   kInvalidArgument - a malformed $ZEUS_GPU_VENDOR;
 //   kInvalidArgument - a malformed CUDA_VISIBLE_DEVICES;
-//   kNotSupported - a MIG instance or MIG-mode GPU (unless allow_mig);
-//   kInvalidArgument - a malformed $ZEUS_ENERGY_COUNTER_CHECK.
+//   kNotSupported - a MIG instance or MIG-mode GPU (unless allow_mig).
 Result<std::unique_ptr<GpuSet>> OpenGpus(const GpuOptions& options = {});
 
 // How many GPUs NVML reports: loads NVML as OpenGpus does

@@ -40,7 +40,8 @@ inline constexpr char kSocRootVariable[] = "ZEUS_SOC_ROOT";
 // Where procfs is read to name the processes on a GPU (process_identity.h):
 // a fake tree in tests, the host's /proc mounted into an exporter's container.
 inline constexpr char kProcRootVariable[] = "ZEUS_PROC_ROOT";
-// Whether OpenGpus checks energy counters against power (counter_check.h).
+// Whether zeusd, the exporter and zeus info check energy counters against
+// power (zeus/monitor/counter_check.h); OpenGpus never does.
 inline constexpr char kEnergyCounterCheckVariable[] = "ZEUS_ENERGY_COUNTER_CHECK";
 inline constexpr char kDefaultProcRoot[] = "/proc";
 // The library name the system driver installs.

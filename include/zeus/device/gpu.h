@@ -126,11 +126,11 @@ class Gpu {
   // Whether TotalEnergyMj() is available (Volta and newer; on AMD, where
   // AMD SMI has a counter).
   virtual bool SupportsEnergyCounter() = 0;
-  // Trust, but check (counter_check.h): from now on SupportsEnergyCounter()
+  // Trust, but check (zeus/monitor/counter_check.h): from now on SupportsEnergyCounter()
   // answers false and TotalEnergyMj() kNotSupported naming `reason`, so that
   // every measurement integrates power instead. For a counter that disagreed
-  // with the GPU's power at start (OpenGpus; zeusd and the exporter on their
-  // per-GPU threads). Safe while other threads read the GPU; call it once.
+  // with the GPU's power (monitor::ApplyCounterChecks: zeusd and the exporter
+  // on their per-GPU threads, zeus info). Safe while other threads read the GPU; call it once.
   // Backends without a counter ignore it.
   virtual void DistrustEnergyCounter(std::string reason) { (void)reason; }
   // Energy since the driver was loaded, in mJ. kNotSupported before Volta.

@@ -106,7 +106,7 @@ struct CollectorOptions {
   // driver clock, else the steady clock). Ignored without GPUs.
   bool per_process = false;
   monitor::ProcessEnergyOptions process_energy;
-  // Trust, but check (zeus/device/counter_check.h): at Create, each GPU's
+  // Trust, but check (zeus/monitor/counter_check.h): at Create, each GPU's
   // energy counter against its power on the GPU's own scrape thread, at most
   // this long in all; a counter that disagrees is not used (its energy is
   // integrated from power instead, one logged line). Zero: no check.
