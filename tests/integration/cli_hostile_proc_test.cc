@@ -229,8 +229,14 @@ std::optional<std::string> StartExporter(std::unique_ptr<testing::BackgroundProc
       std::vector<std::string>{ZEUS_TEST_CLI_PATH, "exporter", "--listen", "127.0.0.1:0", "--interval-ms", "50",
                                "--no-cpus", "--per-process", "--ready-file", ready},
       tmp.File("exporter.out"), tmp.File("exporter.err"), env);
-  if (!WaitUntil([&] { return std::filesystem::exists(ready) || !(*exporter)->Running(); })) return std::nullopt;
-  std::string url = Slurp(ready);
+  // The file exists (empty) from the start; the URL is written once serving.
+  std::string url;
+  if (!WaitUntil([&] {
+        url = Slurp(ready);
+        return url.find('\n') != std::string::npos || !(*exporter)->Running();
+      })) {
+    return std::nullopt;
+  }
   if (url.empty()) return std::nullopt;
   while (!url.empty() && url.back() == '\n') url.pop_back();
   return url;
