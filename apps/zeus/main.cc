@@ -6,6 +6,7 @@
 // bad word (apps/zeus/cli_flags.h).
 
 #include <cstdio>
+#include <exception>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -85,6 +86,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help and --version print and exit 0; usage errors print one line and exit 2.
     return zeus::cli::HandleParseError(app, e);
+  } catch (const std::exception& e) {
+    // A command's bug or a third-party throw that escaped its wrapper (the
+    // error convention wraps them where they are called): one line and the
+    // code of kInternal, never an abort that loses what was already printed.
+    std::fprintf(stderr, "error: internal error: %s; please report it\n", e.what());
+    return zeus::ExitCodeFor(zeus::ErrorCode::kInternal);
   }
   return exit_code;
 }

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
+#include "zeus/device/environment.h"
 #include "zeus/monitor/process_energy.h"
 
 namespace zeus::cli {
@@ -24,11 +26,12 @@ constexpr int kMaxTreeDepth = 256;
 double Joules(std::int64_t mj) { return static_cast<double>(mj) / 1000.0; }
 
 // Whether `identity`'s chain of parents reaches `root`.
-bool DescendsFrom(const device::ProcessIdentity& identity, std::uint32_t root) {
+bool DescendsFrom(const device::ProcessIdentity& identity, std::uint32_t root,
+                  const device::ProcessIdentityOptions& where) {
   std::uint32_t pid = identity.parent_pid.value_or(0);
   for (int depth = 0; depth < kMaxTreeDepth && pid > 1; ++depth) {
     if (pid == root) return true;
-    auto stat = device::ReadProcessStat(pid);
+    auto stat = device::ReadProcessStat(pid, where);
     if (!stat) return false;
     pid = stat->parent_pid;
   }
@@ -63,9 +66,12 @@ Result<std::unique_ptr<ProcessTreeMeasurement>> ProcessTreeMeasurement::Start(co
   // A command's report keeps every process for the whole run.
   options.ledger.retention = std::chrono::hours(24 * 365);
   options.ledger.max_entries = 100'000;
+  // Where /proc is: $ZEUS_PROC_ROOT as `zeus top` and the exporter read it.
+  options.identity.proc_root = device::ChooseProcRoot();
   const auto self = static_cast<std::uint32_t>(::getpid());
-  options.on_new_process = [raw, self](const monitor::ProcessKey& key, const device::ProcessIdentity& identity) {
-    if (!DescendsFrom(identity, self)) return;
+  options.on_new_process = [raw, self, where = options.identity](const monitor::ProcessKey& key,
+                                                                  const device::ProcessIdentity& identity) {
+    if (!DescendsFrom(identity, self, where)) return;
     std::lock_guard lock(raw->mu);
     raw->tree.insert(key);
   };
@@ -144,7 +150,8 @@ std::string ProcessTreeMeasurement::Text(const json& report) {
     }
     for (const json& p : g["processes"]) {
       text += fmt::format("    pid {:<8} {:<16} {:<10} {:>12.2f} J{}\n", p["pid"].get<std::uint32_t>(),
-                          p["comm"].get<std::string>(), p["user"].get<std::string>(), p["energy_j"].get<double>(),
+                          base::EscapeControlCharacters(p["comm"].get<std::string>()),
+                          base::EscapeControlCharacters(p["user"].get<std::string>()), p["energy_j"].get<double>(),
                           p["command"].get<bool>() ? "  (command)" : "");
     }
   }

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
+
 namespace zeus::cli {
 namespace {
 
@@ -93,7 +95,9 @@ const ProcessLabels& LabelsFor(const TopFrame& frame, const ProcessKey& process)
   return it == frame.labels.end() ? kNone : it->second;
 }
 
-std::string OrDash(const std::string& s) { return s.empty() ? "-" : s; }
+// A label for the terminal: "-" when empty, control characters escaped (a
+// process chooses its own name, ESC sequences included).
+std::string OrDash(const std::string& s) { return s.empty() ? "-" : base::EscapeControlCharacters(s); }
 
 std::string GpuLine(const GpuFigures& g) {
   std::string line = fmt::format("GPU {}  {}", g.index, g.name.empty() ? "(unknown model)" : g.name);
@@ -173,7 +177,9 @@ std::vector<std::string> RenderTopFrame(const TopFrame& frame, std::size_t width
   if (frame.refresh.count() > 0) header += fmt::format("  refresh {:.1f} s", ToSeconds(frame.refresh));
   lines.push_back(header);
   for (const GpuFigures& g : gpus) AppendGpu(frame, g, lines);
-  for (std::string& line : lines) line = TruncateLine(line, width);
+  // Labels are escaped as they are put in their columns; the rest (a GPU's
+  // name from the driver, an error's message quoting a path) here.
+  for (std::string& line : lines) line = TruncateLine(base::EscapeControlCharacters(line), width);
   return lines;
 }
 

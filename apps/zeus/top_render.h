@@ -48,7 +48,9 @@ struct TopFrame {
 };
 
 // The frame as text lines (no line breaks, no escape codes), each at most
-// `width` bytes (0: no limit); a cut never splits a UTF-8 character.
+// `width` bytes (0: no limit); a cut never splits a UTF-8 character. Control
+// characters in labels and names (a process may name itself with ESC
+// sequences) are written as text (base::EscapeControlCharacters: "\x1b").
 std::vector<std::string> RenderTopFrame(const TopFrame& frame, std::size_t width);
 
 // The frame as one JSON object (`zeus top --json`): elapsed_s and, per GPU,

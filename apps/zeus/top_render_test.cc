@@ -114,6 +114,32 @@ TEST(TopRenderTest, HeaderGpuLinesAndProcessRows) {
   EXPECT_EQ(lines.size(), 7u);
 }
 
+// A process names itself with ESC sequences (and the driver's GPU name could
+// hold some): the text frame, which goes to a terminal, shows them as text.
+TEST(TopRenderTest, ControlCharactersInNamesAreEscaped) {
+  TopFrame f = TwoGpus();
+  f.gpu_names[0] = "A40\x1b]0;owned\x07";
+  f.labels[{200, 9}] = Labels({.comm = "\x1b[2Jev\xC2\x9B" "il", .user = "mal\x7f", .unit = "x\ty.service"});
+  f.labels[{100, 7}] = Labels({.comm = "py", .user = "al", .job = "12\x1b", .step = "0"});
+  const std::vector<std::string> lines = RenderTopFrame(f, 0);
+  for (const std::string& line : lines) {
+    for (char c : line) {
+      const auto b = static_cast<unsigned char>(c);
+      EXPECT_FALSE(b < 0x20 || b == 0x7f) << "control byte " << int{b} << " in: " << line;
+    }
+    EXPECT_THAT(line, Not(HasSubstr("\xC2\x9B")));
+  }
+  EXPECT_THAT(lines[1], StartsWith("GPU 0  A40\\x1b]0;owned\\x07  power"));
+  EXPECT_THAT(lines[3], HasSubstr("\\x1b[2Jev\\u009b"));  // the column is 16 wide
+  EXPECT_THAT(lines[3], HasSubstr("mal\\x7f"));
+  EXPECT_THAT(lines[3], HasSubstr("x\\x09y.service"));
+  EXPECT_THAT(lines[4], HasSubstr("slurm 12\\x1b.0"));
+  // The JSON keeps the names as they are (valid UTF-8; JSON escapes controls itself).
+  const nlohmann::json j = TopFrameJson(f);
+  EXPECT_EQ(j["gpus"][0]["processes"][0]["comm"], "\x1b[2Jev\xC2\x9B" "il");
+  EXPECT_THAT(j.dump(), HasSubstr("\\u001b[2Jev"));
+}
+
 // Columns line up: every process row is as wide as the table's header.
 TEST(TopRenderTest, RowsAreAligned) {
   std::vector<std::string> lines = RenderTopFrame(TwoGpus(), 0);

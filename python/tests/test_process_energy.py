@@ -80,3 +80,24 @@ def test_bad_arguments_raise(shared_gpu) -> None:
         ProcessEnergyMonitor(update_period=0)
     with pytest.raises(ValueError, match="max_processes"):
         ProcessEnergyMonitor(max_processes=0)
+
+
+def test_a_hostile_process_name_is_valid_text(emulator, tmp_path, monkeypatch) -> None:
+    # Any user can name a process with any bytes (prctl(PR_SET_NAME)), and the kernel cuts names at 15 bytes,
+    # inside a character: snapshot() must still give str, not raise UnicodeDecodeError.
+    proc = tmp_path / "proc"
+    hostile = b"\xe6\x97\xa5\x1b[31mev\xff\x80il\xe6\x97"
+    write_process(proc, 4242, "placeholder", 5000, SLURM_CGROUP)
+    d = proc / "4242"
+    (d / "comm").write_bytes(hostile + b"\n")
+    (d / "stat").write_bytes((d / "stat").read_bytes().replace(b"placeholder", hostile))
+    monkeypatch.setenv("ZEUS_PROC_ROOT", str(proc))
+    emulator([a40_busy(idle_power_w=50, processes=[{"pid": 4242, "sm_util_percent": 75}])], clock="manual")
+    control = EmulatorControl()
+    monitor = ProcessEnergyMonitor(update_period=0.05)
+    control.advance(1.0)
+    monitor.stop()
+    procs = {p.pid: p for p in monitor.snapshot().processes}
+    # Each ill-formed sequence is one U+FFFD, as Python's own decoder replaces them.
+    assert procs[4242].comm == hostile.decode("utf-8", errors="replace")
+    assert procs[4242].comm == "\u65e5\x1b[31mev\ufffd\ufffdil\ufffd"

@@ -16,6 +16,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/files.h"
+
 namespace zeus::runtime {
 namespace {
 
@@ -92,50 +94,29 @@ Result<PowerLimitProfileFile> Parse(const json& doc, const std::string& path) {
   return out;
 }
 
-// Reads the whole profile. What is not a regular file (a directory, a FIFO, a
-// device) is kInvalidArgument, found before it is opened for reading, so a
-// FIFO without a writer never blocks; a missing file is kNotFound; others
-// are ErrorFromErrno's code. Every message names the path.
+// Reads the whole profile (base::ReadRegularFileAt). What is not a regular
+// file (a directory, a FIFO, a device) is kInvalidArgument, judged without
+// reading, so a FIFO without a writer never blocks; a missing file is
+// kNotFound; others are ErrorFromErrno's code. Every message names the path.
 Result<std::string> ReadProfileFile(const std::string& path) {
-  auto not_regular = [&path](mode_t mode) {
-    const char* kind = S_ISDIR(mode)    ? "a directory"
-                       : S_ISFIFO(mode) ? "a FIFO (named pipe)"
-                       : S_ISSOCK(mode) ? "a socket"
-                       : S_ISCHR(mode)  ? "a character device"
-                       : S_ISBLK(mode)  ? "a block device"
-                                        : "not a regular file";
-    return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("power-limit profile {} is {}; it must be a regular file", path, kind));
-  };
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) return Fail(ErrorCode::kNotFound, fmt::format("power-limit profile {}: no such file", path));
-    return Fail(ErrorFromErrno(errno, fmt::format("power-limit profile {}", path)));
+  // A profile is a few KiB; 64 MiB is past any.
+  constexpr std::size_t kMaxProfileBytes = std::size_t{64} << 20;
+  auto text = base::ReadRegularFileAt(AT_FDCWD, path.c_str(), kMaxProfileBytes);
+  if (text) return std::move(*text);
+  const base::FileReadFailure& failure = text.error();
+  switch (failure.kind) {
+    case base::FileReadFailure::Kind::kNotRegular:
+      return Fail(ErrorCode::kInvalidArgument, fmt::format("power-limit profile {} is {}; it must be a regular file",
+                                                           path, base::FileKind(failure.mode)));
+    case base::FileReadFailure::Kind::kTooLarge:
+      return Fail(ErrorFromErrno(EFBIG, fmt::format("power-limit profile {}", path)));
+    case base::FileReadFailure::Kind::kErrno:
+      break;
   }
-  if (!S_ISREG(st.st_mode)) return not_regular(st.st_mode);
-  // O_NONBLOCK: the path may have become a FIFO since the stat; fstat judges what was opened.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return Fail(ErrorFromErrno(errno, fmt::format("power-limit profile {}", path)));
-  std::string text;
-  int read_errno = 0;
-  if (::fstat(fd, &st) != 0) {
-    read_errno = errno;
-  } else if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return not_regular(st.st_mode);
-  } else {
-    char buffer[1 << 14];
-    for (;;) {
-      const ssize_t n = ::read(fd, buffer, sizeof buffer);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) read_errno = errno;
-      if (n <= 0) break;
-      text.append(buffer, static_cast<std::size_t>(n));
-    }
+  if (failure.errno_value == ENOENT) {
+    return Fail(ErrorCode::kNotFound, fmt::format("power-limit profile {}: no such file", path));
   }
-  ::close(fd);
-  if (read_errno != 0) return Fail(ErrorFromErrno(read_errno, fmt::format("power-limit profile {}", path)));
-  return text;
+  return Fail(ErrorFromErrno(failure.errno_value, fmt::format("power-limit profile {}", path)));
 }
 
 }  // namespace

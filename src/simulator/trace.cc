@@ -10,9 +10,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <limits>
+#include <utility>
 
 #include <fmt/format.h>
 
+#include "base/files.h"
 #include "simulator/csv_reader.h"
 
 namespace zeus::simulator {
@@ -20,58 +23,28 @@ namespace {
 
 using internal::CsvTable;
 
-// "a directory", "a FIFO (named pipe)", ... for a file that is not regular.
-const char* FileKind(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  return "not a regular file";
-}
-
 Error NotRegular(const std::string& path, mode_t mode) {
   return Error(ErrorCode::kInvalidArgument,
-               fmt::format("{} is {}, not a CSV file; a trace must be a regular file", path, FileKind(mode)));
+               fmt::format("{} is {}, not a CSV file; a trace must be a regular file", path, base::FileKind(mode)));
 }
 
-// Reads a whole file. A path that is not a regular file (a directory, a FIFO,
-// a device) is kInvalidArgument, found before the file is opened for reading,
-// so a FIFO without a writer never blocks the caller; one that cannot be
-// opened or read is ErrorFromErrno's code (kNotFound, kPermissionDenied,
+// Reads a whole file (base::ReadRegularFileAt). A path that is not a regular
+// file (a directory, a FIFO, a device) is kInvalidArgument, found without
+// reading, so a FIFO without a writer never blocks the caller; one that cannot
+// be opened or read is ErrorFromErrno's code (kNotFound, kPermissionDenied,
 // kIoError). Each names the path and what is wrong with it.
 Result<std::string> ReadFile(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return Fail(ErrorFromErrno(errno, fmt::format("cannot open {}", path)));
-  if (!S_ISREG(st.st_mode)) return Fail(NotRegular(path, st.st_mode));
-  // O_NONBLOCK: the path may have become a FIFO since the stat; the open
-  // must not wait for a writer. fstat below judges what was opened.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return Fail(ErrorFromErrno(errno, fmt::format("cannot open {}", path)));
-  if (::fstat(fd, &st) != 0) {
-    const int saved = errno;
-    ::close(fd);
-    return Fail(ErrorFromErrno(saved, fmt::format("cannot read {}", path)));
+  auto text = base::ReadRegularFileAt(AT_FDCWD, path.c_str(), std::numeric_limits<std::size_t>::max());
+  if (text) return std::move(*text);
+  switch (text.error().kind) {
+    case base::FileReadFailure::Kind::kNotRegular:
+      return Fail(NotRegular(path, text.error().mode));
+    case base::FileReadFailure::Kind::kTooLarge:
+      return Fail(ErrorFromErrno(EFBIG, fmt::format("cannot read {}", path)));
+    case base::FileReadFailure::Kind::kErrno:
+      break;
   }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Fail(NotRegular(path, st.st_mode));
-  }
-  std::string text;
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int saved = errno;
-      ::close(fd);
-      return Fail(ErrorFromErrno(saved, fmt::format("cannot read {}", path)));
-    }
-    if (n == 0) break;
-    text.append(buffer, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  return text;
+  return Fail(ErrorFromErrno(text.error().errno_value, fmt::format("cannot open {}", path)));
 }
 
 Result<CsvTable> Table(std::string_view text, std::string_view file_name, const std::vector<std::string_view>& columns) {

@@ -131,10 +131,18 @@ struct ProcessIdentity {
   // be had elsewhere (comm falls back to stat), naming the file and the
   // errno's translation (kPermissionDenied: another user's process under a
   // security module or a /proc mounted with hidepid=1; kIoError otherwise).
+  // A file that is not a regular file (a FIFO, a device, a directory: a bind
+  // mount in a container can put anything under a proc root) is kIoError
+  // saying what it is; it is never waited on.
   std::vector<Error> problems;
 };
 
-// Reads <proc_root>/<pid>/{stat,status,comm,cgroup}. The files are opened
+// Reads <proc_root>/<pid>/{stat,status,comm,cgroup}. Each file is read as
+// base::ReadRegularFileAt reads (O_NONBLOCK, only a regular file, at most
+// 1 MiB), so no call waits on another process. Its text is made valid UTF-8
+// (base::ValidUtf8: a process sets its own comm to any bytes, and the
+// kernel's 15-byte cut can split a character), so comm, user and the cgroup's
+// fields are valid UTF-8. The files are opened
 // relative to the process's /proc directory, opened once: if the process
 // exits and its PID is reused meanwhile, the reads fail rather than describe
 // the new process.
@@ -162,7 +170,8 @@ struct ProcessStat {
 };
 // Errors: kNotFound naming the PID when the process is gone (as
 // IdentifyProcess); kInvalidArgument naming the file for text that is not
-// procfs's; kPermissionDenied/kIoError from the read.
+// procfs's; kPermissionDenied/kIoError from the read (kIoError for a stat that
+// is not a regular file, never waited on). comm is valid UTF-8.
 Result<ProcessStat> ReadProcessStat(std::uint32_t pid, const ProcessIdentityOptions& options = {});
 
 }  // namespace zeus::device

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
 #include "device/amdsmi/amdsmi_error.h"
 
 namespace zeus::device::amdsmi {
@@ -61,7 +62,8 @@ Result<std::string> AmdSmiGpu::Name() {
     return Fail(QueryError(rc, "name"));
   }
   info.market_name[sizeof info.market_name - 1] = '\0';
-  return std::string(info.market_name);
+  // A driver's bytes: valid UTF-8 from here on (JSON, labels, Python).
+  return base::ValidUtf8(info.market_name);
 }
 
 Result<std::string> AmdSmiGpu::Uuid() {

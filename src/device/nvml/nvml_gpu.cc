@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
 #include "device/nvml/nvml_error.h"
 #include "zeus/base/log.h"
 
@@ -45,7 +46,9 @@ Result<std::string> NvmlGpu::Name() {
   if (nvmlReturn_t rc = api_.nvmlDeviceGetName(device_, buffer, sizeof buffer); rc != NVML_SUCCESS) {
     return Fail(QueryError(rc, "name"));
   }
-  return std::string(buffer);
+  buffer[sizeof buffer - 1] = '\0';
+  // A driver's (or a scenario's) bytes: valid UTF-8 from here on (JSON, labels, Python).
+  return base::ValidUtf8(buffer);
 }
 
 Result<std::string> NvmlGpu::Uuid() {

@@ -23,6 +23,7 @@
 
 #include <fmt/format.h>
 
+#include "base/files.h"
 #include "base/strings.h"
 
 namespace zeus::device {
@@ -45,22 +46,6 @@ class ScopedFd {
   int fd_;
 };
 
-// The whole file `name` under `dir_fd`, or the errno of the failure.
-tl::expected<std::string, int> ReadAt(int dir_fd, const char* name) {
-  ScopedFd fd(::openat(dir_fd, name, O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return tl::unexpected(errno);
-  std::string text;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return tl::unexpected(errno);
-    if (n == 0) return text;
-    text.append(buffer, static_cast<std::size_t>(n));
-    if (text.size() > kMaxProcFileBytes) return tl::unexpected(EFBIG);
-  }
-}
-
 bool Vanished(int errno_value) { return errno_value == ENOENT || errno_value == ESRCH; }
 
 Error ProcessGone(std::uint32_t pid, const std::string& path, int errno_value) {
@@ -69,6 +54,29 @@ Error ProcessGone(std::uint32_t pid, const std::string& path, int errno_value) {
                            "not show",
                            pid, path),
                NativeSpace::kErrno, errno_value);
+}
+
+// The whole file `name` under `dir_fd` as valid UTF-8 (its text is chosen by
+// the process: a comm of arbitrary bytes, or a 15-byte cut inside a
+// character), or why not: ProcessGone when the process has exited, else an
+// error naming `path` (what is not a regular file, a FIFO a bind mount put
+// there, is refused without waiting on it).
+tl::expected<std::string, Error> ReadAt(int dir_fd, const char* name, std::uint32_t pid, const std::string& path) {
+  auto text = base::ReadRegularFileAt(dir_fd, name, kMaxProcFileBytes);
+  if (text) return base::ValidUtf8(*text);
+  const base::FileReadFailure& failure = text.error();
+  switch (failure.kind) {
+    case base::FileReadFailure::Kind::kNotRegular:
+      return tl::unexpected(Error(ErrorCode::kIoError,
+                                  fmt::format("{} is {}, not a regular file; skipped (procfs files are regular)",
+                                              path, base::FileKind(failure.mode))));
+    case base::FileReadFailure::Kind::kTooLarge:
+      return tl::unexpected(ErrorFromErrno(EFBIG, path));
+    case base::FileReadFailure::Kind::kErrno:
+      break;
+  }
+  if (Vanished(failure.errno_value)) return tl::unexpected(ProcessGone(pid, path, failure.errno_value));
+  return tl::unexpected(ErrorFromErrno(failure.errno_value, path));
 }
 
 Error Garbage(const std::string& path, std::string_view what, const std::string& proc_root) {
@@ -86,7 +94,7 @@ struct ProcFiles {
 // Reads the files; fails only when the process is gone.
 Result<ProcFiles> ReadProcFiles(std::uint32_t pid, const std::string& proc_root) {
   ProcFiles files{fmt::format("{}/{}", proc_root, pid), {}, {}, {}, {}};
-  ScopedFd dir(::open(files.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  ScopedFd dir(::open(files.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK));
   if (dir.get() < 0) {
     const int errno_value = errno;
     if (Vanished(errno_value)) return Fail(ProcessGone(pid, files.dir, errno_value));
@@ -96,13 +104,10 @@ Result<ProcFiles> ReadProcFiles(std::uint32_t pid, const std::string& proc_root)
       {"stat", &files.stat}, {"status", &files.status}, {"comm", &files.comm}, {"cgroup", &files.cgroup}};
   for (auto& [name, out] : parts) {
     const std::string path = fmt::format("{}/{}", files.dir, name);
-    auto text = ReadAt(dir.get(), name);
-    if (!text && Vanished(text.error())) return Fail(ProcessGone(pid, path, text.error()));
-    if (text) {
-      *out = std::move(*text);
-    } else {
-      *out = tl::unexpected(ErrorFromErrno(text.error(), path));
-    }
+    auto text = ReadAt(dir.get(), name, pid, path);
+    // ReadAt's ProcessGone: the process has exited (its errno is ENOENT or ESRCH).
+    if (!text && text.error().native_code() && Vanished(*text.error().native_code())) return Fail(text.error());
+    *out = std::move(text);
   }
   return files;
 }
@@ -182,7 +187,8 @@ std::string UserName(std::uint32_t uid) {
       buffer.resize(buffer.size() * 2);
       continue;
     }
-    if (rc == 0 && found != nullptr && found->pw_name != nullptr) return found->pw_name;
+    // A name from NSS (LDAP, sssd) is bytes too: valid UTF-8 from here on.
+    if (rc == 0 && found != nullptr && found->pw_name != nullptr) return base::ValidUtf8(found->pw_name);
     return std::to_string(uid);
   }
 }
@@ -192,17 +198,14 @@ std::string UserName(std::uint32_t uid) {
 Result<ProcessStat> ReadProcessStat(std::uint32_t pid, const ProcessIdentityOptions& options) {
   const std::string dir_path = fmt::format("{}/{}", options.proc_root, pid);
   const std::string path = dir_path + "/stat";
-  ScopedFd dir(::open(dir_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  ScopedFd dir(::open(dir_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK));
   if (dir.get() < 0) {
     const int errno_value = errno;
     if (Vanished(errno_value)) return Fail(ProcessGone(pid, dir_path, errno_value));
     return Fail(ErrorFromErrno(errno_value, dir_path));
   }
-  auto text = ReadAt(dir.get(), "stat");
-  if (!text) {
-    if (Vanished(text.error())) return Fail(ProcessGone(pid, path, text.error()));
-    return Fail(ErrorFromErrno(text.error(), path));
-  }
+  auto text = ReadAt(dir.get(), "stat", pid, path);
+  if (!text) return Fail(text.error());
   return ParseStat(*text, pid, path, options.proc_root);
 }
 

@@ -12,12 +12,16 @@
 #include <pwd.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <future>
 #include <string>
+#include <utility>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -300,6 +304,80 @@ TEST(ProcessIdentityTest, ExitedChildIsReadableAsAZombieAndNotFoundOnceReaped) {
   ASSERT_FALSE(gone);
   EXPECT_EQ(gone.error().code(), ErrorCode::kNotFound);
   EXPECT_THAT(gone.error().message(), HasSubstr("process " + std::to_string(pid)));
+}
+
+// Replaces a file by a FIFO without a writer (a bind mount in a container
+// can hold one where procfs has a regular file).
+void MakeFifo(const TempDir& root, const std::string& name) {
+  std::filesystem::remove(root.File(name));
+  ASSERT_EQ(::mkfifo(root.File(name).c_str(), 0600), 0);
+}
+
+// Runs `read` on a thread; if it has not returned within 30 s (it blocks on
+// a FIFO at `fifo`), releases it with a writer that closes at once and fails.
+template <typename Read>
+auto WithoutBlocking(const std::string& fifo, Read read) -> decltype(read()) {
+  std::future<decltype(read())> done = std::async(std::launch::async, read);
+  if (done.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+    const int writer = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    if (writer >= 0) ::close(writer);
+    done.wait();
+    ADD_FAILURE() << "reading " << fifo << " blocked";
+  }
+  return done.get();
+}
+
+// A FIFO where stat, comm or cgroup belongs: that part is skipped with a
+// reason naming the file and what it is, at once; the rest is read.
+TEST(ProcessIdentityTest, AFifoInTheTreeIsSkippedWithAReasonNeverWaitedOn) {
+  for (const char* name : {"stat", "comm", "cgroup"}) {
+    SCOPED_TRACE(name);
+    TempDir root;
+    WriteProcess(root, kPid, "python3", 0, 5, kSlurmCgroup);
+    const std::string file = std::string("4242/") + name;
+    MakeFifo(root, file);
+    auto id = WithoutBlocking(root.File(file), [&] { return IdentifyProcess(kPid, Under(root)); });
+    ASSERT_TRUE(id) << id.error().message();
+    EXPECT_EQ(id->comm, "python3");  // from comm, or stat when comm is the FIFO
+    EXPECT_EQ(id->uid, 0u);
+    if (std::string(name) == "comm") {
+      EXPECT_TRUE(id->problems.empty());  // stat gave the name
+      continue;
+    }
+    ASSERT_EQ(id->problems.size(), 1u);
+    EXPECT_EQ(id->problems[0].code(), ErrorCode::kIoError);
+    EXPECT_THAT(id->problems[0].message(), HasSubstr(root.File(file) + " is a FIFO (named pipe), not a regular file"));
+    EXPECT_EQ(id->cgroup.has_value(), std::string(name) != "cgroup");
+    EXPECT_EQ(id->start_time_ticks.has_value(), std::string(name) != "stat");
+  }
+}
+
+TEST(ProcessIdentityTest, ReadProcessStatOfAFifoFailsAtOnce) {
+  TempDir root;
+  WriteProcess(root, kPid, "python3", 0, 5, kSlurmCgroup);
+  MakeFifo(root, "4242/stat");
+  auto stat = WithoutBlocking(root.File("4242/stat"), [&] { return ReadProcessStat(kPid, Under(root)); });
+  ASSERT_FALSE(stat);
+  EXPECT_EQ(stat.error().code(), ErrorCode::kIoError);
+  EXPECT_THAT(stat.error().message(), HasSubstr("4242/stat is a FIFO (named pipe)"));
+}
+
+// A process names itself with any bytes (prctl(PR_SET_NAME)), and the kernel
+// cuts a name at 15 bytes inside a character: comm is valid UTF-8 all the
+// same, from comm and from stat, and the cgroup's fields too.
+TEST(ProcessIdentityTest, HostileNamesBecomeValidUtf8) {
+  const std::string fffd = "\xEF\xBF\xBD";
+  const std::string hostile = "\xE6\x97\xA5\x1b[31mev\xFF\x80il\xE6\x97";
+  const std::string valid = "\xE6\x97\xA5\x1b[31mev" + fffd + fffd + "il" + fffd;
+  TempDir root;
+  WriteProcess(root, kPid, hostile, 0, 5, "0::/system.slice/ev\xC0\xAFil.service\n");
+  const ProcessIdentity id = Unwrap(IdentifyProcess(kPid, Under(root)));
+  EXPECT_EQ(id.comm, valid);
+  ASSERT_TRUE(id.cgroup);
+  EXPECT_EQ(id.cgroup->systemd_unit, "ev" + fffd + fffd + "il.service");
+  EXPECT_EQ(Unwrap(ReadProcessStat(kPid, Under(root))).comm, valid);
+  MakeUnreadable(root, "4242/comm");  // the name from stat
+  EXPECT_EQ(Unwrap(IdentifyProcess(kPid, Under(root))).comm, valid);
 }
 
 }  // namespace
