@@ -31,6 +31,10 @@ class TempDir {
   std::string path_;
 };
 
+// The whole file at `path`; "" when it is missing or unreadable (a test then
+// fails on what it expected to find in it).
+std::string ReadWholeFile(const std::string& path);
+
 // Sets (or, with nullopt, unsets) an environment variable for the guard's
 // lifetime and restores the previous value afterwards.
 class ScopedEnv {

@@ -39,8 +39,6 @@ struct Probe {
   EnergyCounterCheck result;
 };
 
-double Seconds(nanoseconds d) { return std::chrono::duration<double>(d).count(); }
-
 // Reads power: the instant field where the GPU has one (decided at the first
 // read), else PowerUsageMw().
 Result<std::uint32_t> ReadPower(Gpu& gpu, Probe& probe) {
@@ -79,7 +77,7 @@ void Judge(Probe& probe, std::uint64_t counter_mj, nanoseconds now, const Energy
   EnergyCounterCheck& r = probe.result;
   r.counter_energy_mj = static_cast<double>(counter_mj - probe.start_counter_mj);
   r.integrated_energy_mj = probe.integral.energy_mj();
-  r.duration_s = Seconds(now - probe.start_time);
+  r.duration_s = ToSeconds(now - probe.start_time);
   const double average_mw = r.duration_s > 0 ? r.integrated_energy_mj / r.duration_s : 0.0;
   if (average_mw < options.min_power_mw) {
     Finish(probe, CounterVerdict::kInconclusive,
@@ -118,11 +116,11 @@ void Stuck(Gpu& gpu, Probe& probe, nanoseconds waited, const EnergyCounterCheckO
   } else if (*power < options.min_power_mw) {
     Finish(probe, CounterVerdict::kInconclusive,
            fmt::format("the counter did not advance in {:.2f} s and the GPU draws {:.2f} W: nothing to compare",
-                       Seconds(waited), *power / 1000.0));
+                       ToSeconds(waited), *power / 1000.0));
   } else {
     Finish(probe, CounterVerdict::kDisagrees,
            fmt::format("the counter did not advance in {:.2f} s while the GPU drew {:.2f} W (a stuck counter)",
-                       Seconds(waited), *power / 1000.0));
+                       ToSeconds(waited), *power / 1000.0));
   }
 }
 

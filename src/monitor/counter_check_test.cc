@@ -61,7 +61,7 @@ class CounterCheckTest : public ::testing::Test {
   }
 
   FakeClock clock_;
-  std::vector<std::unique_ptr<Gpu>> gpus_;
+  std::vector<std::unique_ptr<device::Gpu>> gpus_;
 };
 
 // Issue 37: on the production clock, with calls so slow that every poll is

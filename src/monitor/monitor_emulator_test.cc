@@ -30,7 +30,7 @@ using zeus::testing::ScopedEnv;
 
 constexpr std::chrono::seconds kDeadline(60);
 
-json Gpu(std::string name, std::string architecture, bool counter, json extra) {
+json GpuScenario(std::string name, std::string architecture, bool counter, json extra) {
   json g = {{"name", std::move(name)},    {"architecture", std::move(architecture)},
             {"min_power_limit_w", 100},   {"max_power_limit_w", 300},
             {"default_power_limit_w", 300}, {"energy_counter", counter}};
@@ -86,7 +86,7 @@ class MonitorEmulatorTest : public ::testing::Test {
 // 300 W, while the A40's driver reading (1 s average, updates every 100 ms)
 // covers [0.5 s, 1.5 s]: (0.5 x 100 + 0.5 x 300) / 1 = 200 W.
 json StepGpu(json unsupported) {
-  return Gpu("NVIDIA A40", "ampere", true,
+  return GpuScenario("NVIDIA A40", "ampere", true,
              {{"power_schedule", {{{"at_s", 0}, {"power_w", 100}}, {{"at_s", 1.0}, {"power_w", 300}}}},
               {"unsupported", std::move(unsupported)}});
 }
@@ -107,7 +107,7 @@ TEST_F(MonitorEmulatorTest, UnsupportedInstantPowerFallsBackToTheDriversReading)
 }
 
 TEST_F(MonitorEmulatorTest, UnsupportedSlowDomainsAreLeftOutNotErrors) {
-  json full = Gpu("NVIDIA H100 80GB HBM3", "hopper", true, {{"power_w", 400}, {"memory_power_w", 60}});
+  json full = GpuScenario("NVIDIA H100 80GB HBM3", "hopper", true, {{"power_w", 400}, {"memory_power_w", 60}});
   json bare = full;
   bare["unsupported"] = {"average_power", "memory_power", "temperature"};
   Open({{"clock", "manual"}, {"gpus", {full, bare}}});
@@ -138,8 +138,8 @@ json HangOnGpu1(json gpus) {
 }
 
 TEST_F(MonitorEmulatorTest, AHungCallOnOneGpuDoesNotStopTheOthersTimelines) {
-  Open(HangOnGpu1({Gpu("Tesla P100-PCIE-16GB", "pascal", false, {{"power_w", 90}}),
-                   Gpu("Tesla P100-PCIE-16GB", "pascal", false, {{"power_w", 150}})}));
+  Open(HangOnGpu1({GpuScenario("Tesla P100-PCIE-16GB", "pascal", false, {{"power_w", 90}}),
+                   GpuScenario("Tesla P100-PCIE-16GB", "pascal", false, {{"power_w", 150}})}));
   PowerMonitorOptions options;
   options.interval = milliseconds(1);
   auto pm = PowerMonitor::Create(*gpus_, {}, options);  // real clock, sampling threads
@@ -160,8 +160,8 @@ TEST_F(MonitorEmulatorTest, AHungCallOnOneGpuDoesNotStopTheOthersTimelines) {
 
 TEST_F(MonitorEmulatorTest, WindowsDoNotWaitForTheSamplersHungCall) {
   // GPU 0 has an energy counter; GPU 1 has none, so the Monitor samples it.
-  Open(HangOnGpu1({Gpu("Tesla V100-SXM2-32GB", "volta", true, {{"power_w", 200}}),
-                   Gpu("Tesla P100-PCIE-16GB", "pascal", false, {{"power_w", 150}})}));
+  Open(HangOnGpu1({GpuScenario("Tesla V100-SXM2-32GB", "volta", true, {{"power_w", 200}}),
+                   GpuScenario("Tesla P100-PCIE-16GB", "pascal", false, {{"power_w", 150}})}));
   MonitorOptions options;
   options.power_monitor.interval = milliseconds(1);
   auto monitor = Monitor::Create(gpus_.get(), nullptr, options);
@@ -190,8 +190,8 @@ TEST_F(MonitorEmulatorTest, WindowsDoNotWaitForTheSamplersHungCall) {
 // clock makes every duration exact; the default late-read threshold is
 // max(4 x 10 ms, 100 ms) = 100 ms.
 TEST_F(MonitorEmulatorTest, AWindowOverAHungReadIsUncertain) {
-  json scenario = HangOnGpu1({Gpu("Tesla V100-SXM2-32GB", "volta", true, {{"power_w", 200}}),
-                              Gpu("Tesla P100-PCIE-16GB", "pascal", false, {{"power_w", 150}})});
+  json scenario = HangOnGpu1({GpuScenario("Tesla V100-SXM2-32GB", "volta", true, {{"power_w", 200}}),
+                              GpuScenario("Tesla P100-PCIE-16GB", "pascal", false, {{"power_w", 150}})});
   scenario["clock"] = "manual";
   Open(scenario);
   MonitorOptions options;

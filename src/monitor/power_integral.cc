@@ -2,11 +2,9 @@
 
 #include "zeus/monitor/power_integral.h"
 
-namespace zeus::monitor {
+#include "zeus/base/clock.h"
 
-namespace {
-double Seconds(std::chrono::nanoseconds d) { return std::chrono::duration<double>(d).count(); }
-}  // namespace
+namespace zeus::monitor {
 
 double PowerIntegral::AdvanceTo(std::chrono::nanoseconds time) {
   if (!last_time_) {
@@ -14,7 +12,7 @@ double PowerIntegral::AdvanceTo(std::chrono::nanoseconds time) {
     return 0.0;
   }
   if (time <= *last_time_) return 0.0;
-  const double added_mj = power_mw_ ? *power_mw_ * Seconds(time - *last_time_) : 0.0;
+  const double added_mj = power_mw_ ? *power_mw_ * ToSeconds(time - *last_time_) : 0.0;
   energy_mj_ += added_mj;
   last_time_ = time;
   return added_mj;
@@ -28,7 +26,7 @@ double PowerIntegral::Add(std::chrono::nanoseconds time, double power_mw) {
 
 double PowerIntegral::EnergyAtMj(std::chrono::nanoseconds time) const {
   if (!last_time_ || !power_mw_ || time <= *last_time_) return energy_mj_;
-  return energy_mj_ + *power_mw_ * Seconds(time - *last_time_);
+  return energy_mj_ + *power_mw_ * ToSeconds(time - *last_time_);
 }
 
 }  // namespace zeus::monitor

@@ -58,13 +58,6 @@ constexpr char kHostileComm[] = "\xE6\x97\xA5\x1b[31mev\xFF\x80il\xE6\x97";
 // What the outputs must carry instead: each bad sequence one U+FFFD.
 constexpr char kValidComm[] = "\xE6\x97\xA5\x1b[31mev\xEF\xBF\xBD\xEF\xBF\xBDil\xEF\xBF\xBD";
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF),
 // written independently of the code under test.
 bool IsUtf8(const std::string& s) {
@@ -206,14 +199,14 @@ TEST_F(HostileProcTest, TopWithFifosInTheProcRootAnswersAndEndsOnSigterm) {
                                  tmp_.File("top.err"), Env());
   // Two frames: it has sampled past the FIFOs at least once.
   const bool answered = WaitUntil([&] {
-    const std::string out = Slurp(tmp_.File("top.out"));
+    const std::string out = zeus::testing::ReadWholeFile(tmp_.File("top.out"));
     return std::count(out.begin(), out.end(), '\n') >= 2 || !top.Running();
   });
   const bool ended = EndsOnSigterm(top);
-  EXPECT_TRUE(answered) << "no frames; stderr: " << Slurp(tmp_.File("top.err"));
+  EXPECT_TRUE(answered) << "no frames; stderr: " << zeus::testing::ReadWholeFile(tmp_.File("top.err"));
   EXPECT_TRUE(ended) << "zeus top ignored SIGTERM";
-  EXPECT_EQ(top.Wait(), 0) << Slurp(tmp_.File("top.err"));
-  const std::string out = Slurp(tmp_.File("top.out"));
+  EXPECT_EQ(top.Wait(), 0) << zeus::testing::ReadWholeFile(tmp_.File("top.err"));
+  const std::string out = zeus::testing::ReadWholeFile(tmp_.File("top.out"));
   ASSERT_TRUE(IsUtf8(out));
   ASSERT_GE(std::count(out.begin(), out.end(), '\n'), 2) << out;
 }
@@ -232,7 +225,7 @@ std::optional<std::string> StartExporter(std::unique_ptr<testing::BackgroundProc
   // The file exists (empty) from the start; the URL is written once serving.
   std::string url;
   if (!WaitUntil([&] {
-        url = Slurp(ready);
+        url = zeus::testing::ReadWholeFile(ready);
         return url.find('\n') != std::string::npos || !(*exporter)->Running();
       })) {
     return std::nullopt;
@@ -247,7 +240,7 @@ std::optional<std::string> StartExporter(std::unique_ptr<testing::BackgroundProc
 TEST_F(HostileProcTest, ExporterMetricsAreValidUtf8) {
   std::unique_ptr<testing::BackgroundProcess> exporter;
   const std::optional<std::string> url = StartExporter(&exporter, tmp_, Env());
-  ASSERT_TRUE(url) << Slurp(tmp_.File("exporter.err"));
+  ASSERT_TRUE(url) << zeus::testing::ReadWholeFile(tmp_.File("exporter.err"));
   std::optional<std::string> body;
   // The process's series appears once the tracker has a driver sample of it.
   const bool listed = WaitUntil([&] {
@@ -255,7 +248,7 @@ TEST_F(HostileProcTest, ExporterMetricsAreValidUtf8) {
     return body && body->find("pid=\"" + std::to_string(kFakePid) + "\"") != std::string::npos;
   });
   EXPECT_TRUE(EndsOnSigterm(*exporter));
-  ASSERT_TRUE(listed) << (body ? *body : "no answer") << Slurp(tmp_.File("exporter.err"));
+  ASSERT_TRUE(listed) << (body ? *body : "no answer") << zeus::testing::ReadWholeFile(tmp_.File("exporter.err"));
   EXPECT_TRUE(IsUtf8(*body));
   EXPECT_THAT(*body, HasSubstr(std::string("comm=\"") + kValidComm + "\""));
 }
@@ -268,7 +261,7 @@ TEST_F(HostileProcTest, ExporterWithFifosInTheProcRootAnswersAndEndsOnSigterm) {
   std::optional<std::string> body;
   if (url) body = testing::HttpGet(*url);
   const bool ended = EndsOnSigterm(*exporter);
-  ASSERT_TRUE(url) << "never ready; stderr: " << Slurp(tmp_.File("exporter.err"));
+  ASSERT_TRUE(url) << "never ready; stderr: " << zeus::testing::ReadWholeFile(tmp_.File("exporter.err"));
   ASSERT_TRUE(body) << "no answer from " << *url;
   EXPECT_THAT(*body, HasSubstr("zeus_gpu_energy_joules_total"));
   EXPECT_TRUE(IsUtf8(*body));

@@ -39,13 +39,6 @@ using testing::ProcessResult;
 using testing::RunProcess;
 using testing::WaitUntil;
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::vector<std::string> Split(const std::string& text, const std::string& separator) {
   std::vector<std::string> parts;
   std::size_t begin = 0;
@@ -87,7 +80,7 @@ std::optional<pid_t> ChildNamed(pid_t parent, const std::string& comm) {
     const std::string name = entry.path().filename();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
     // /proc/PID/stat: "pid (comm) state ppid ..."; comm may hold spaces.
-    const std::string stat = Slurp(entry.path() / "stat");
+    const std::string stat = zeus::testing::ReadWholeFile(entry.path() / "stat");
     const std::size_t open = stat.find('('), close = stat.rfind(')');
     if (open == std::string::npos || close == std::string::npos || close + 4 > stat.size()) continue;
     if (stat.substr(open + 1, close - open - 1) != comm) continue;
@@ -341,14 +334,14 @@ TEST_P(TopTmuxTest, RendersRefreshesAndQuitsRestoringTheTerminal) {
     ASSERT_EQ(sent.exit_code, 0) << sent.err;
   }
   ASSERT_TRUE(WaitUntil([&] { return std::filesystem::exists(ready_file); })) << Screen();
-  EXPECT_EQ(Slurp(rc_file), "exit=0\n");
+  EXPECT_EQ(zeus::testing::ReadWholeFile(rc_file), "exit=0\n");
   // The shell waits in the pane (`read`): the screen is zeus's last word,
   // read once tmux has taken in all of it. (A dead pane's flags are tmux's.)
   std::string flags;
   EXPECT_TRUE(WaitUntil([&] { return (flags = Format("#{alternate_on} #{cursor_flag}")) == "0 1"; }))
       << "alternate screen, cursor visible: " << flags;
   EXPECT_THAT(Screen(), Not(HasSubstr("zeus top")));
-  const std::string stty = Slurp(stty_file);
+  const std::string stty = zeus::testing::ReadWholeFile(stty_file);
   EXPECT_THAT(stty, HasSubstr(" icanon"));
   EXPECT_THAT(stty, Not(HasSubstr("-icanon")));
   EXPECT_THAT(stty, HasSubstr(" echo "));
