@@ -354,7 +354,7 @@ def test_nvml_is_not_available_on_a_machine_with_amd_gpus_only(amd, monkeypatch,
 
     if _system_nvml_loads():
         pytest.skip("this machine has an NVIDIA driver (libnvidia-ml.so.1 loads)")
-    amd([mi300x()])
+    amd([mi300x(power_w=500)])
     if vendor is None:
         monkeypatch.delenv("ZEUS_GPU_VENDOR")
     assert len(get_gpus()) == 1  # the AMD GPU is there

@@ -147,7 +147,7 @@ def test_nvml_is_available_on_the_emulator_without_opening_gpus(emulator, monkey
     from zeus import _native
     from zeus.device.gpu import nvml_is_available
 
-    emulator([a40()])
+    emulator([a40(power_w=200)])
     probes = []
     real_count = _native.device.nvml_gpu_count
 
