@@ -8,6 +8,12 @@ function(zeus_set_warnings target)
   if(ZEUS_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()
+  if(CMAKE_UNITY_BUILD)
+    # In a unity batch every source is an included file, and GCC then warns
+    # about each class with a member of an anonymous-namespace type (a Pimpl's
+    # Impl); without unity the same code is silent, and it is correct.
+    target_compile_options(${target} PRIVATE -Wno-subobject-linkage)
+  endif()
   if(ZEUS_SANITIZE)
     # GCC's flow analysis misreads the sanitizers' instrumentation (false
     # "may be used uninitialized" inside <regex> and std::function at -O1);

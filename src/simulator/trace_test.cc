@@ -83,11 +83,11 @@ TEST(TraceParseTest, NonNumericCellNamesFileLineColumnAndValue) {
 }
 
 TEST(TraceParseTest, BadCellsAreErrors) {
-  struct Case {
+  struct BadCell {
     std::string row;
     std::string expected;
   };
-  const std::vector<Case> cases = {
+  const std::vector<BadCell> cases = {
       {"d,n,-4,adam,1e-3,1,0.5,3\n", "t.csv:2:3: column 'batch_size': \"-4\" is not a positive integer"},
       {"d,n,32.5,adam,1e-3,1,0.5,3\n", "t.csv:2:3: column 'batch_size'"},
       {"d,n,32,adam,1e-3,1,inf,3\n", "t.csv:2:7: column 'target_metric': \"inf\" is not a finite number"},
@@ -97,7 +97,7 @@ TEST(TraceParseTest, BadCellsAreErrors) {
       {"d,n,32,\"adam,1e-3,1,0.5,3\n", "t.csv:2: a quoted field is never closed"},
       {"d,n,32,\"adam\"x,1e-3,1,0.5,3\n", "t.csv:2: unexpected \"x\" after a closing quote"},
   };
-  for (const Case& c : cases) {
+  for (const BadCell& c : cases) {
     Result<TrainTrace> t = ParseTrainTrace(kTrainHeader + c.row, "t.csv");
     ASSERT_FALSE(t) << c.row;
     EXPECT_THAT(t.error().message(), StartsWith(c.expected)) << c.row;
