@@ -414,6 +414,8 @@ TEST_F(ZeusdTest, WarnsWhenTheEmulatedGpusArePrivateToItsUser) {
   }
   scenario_ = dir_.Write("private.json", json{{"state_file", dir_.File("private-state")},
                                               {"gpus", {{{"name", "Tesla V100-SXM2-32GB"},
+                                                         {"architecture", "volta"},
+                                                         {"power_w", 150},
                                                          {"min_power_limit_w", 100},
                                                          {"max_power_limit_w", 300},
                                                          {"default_power_limit_w", 300}}}}}
