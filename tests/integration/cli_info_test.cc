@@ -105,15 +105,15 @@ TEST_F(InfoTest, EnergyCounterCheckJudgesEachGpu) {
   EXPECT_EQ(info["gpus"][3]["energy_counter_check"]["verdict"], "no_counter");
   // The two disagreeing GPUs are problems (also warnings in the text form).
   std::string problems = info["problems"].dump();
-  EXPECT_THAT(problems, HasSubstr("GPU 1's energy counter disagrees with its power"));
-  EXPECT_THAT(problems, HasSubstr("GPU 2's energy counter disagrees"));
+  EXPECT_THAT(problems, HasSubstr("GPU 1: the energy counter disagrees with the GPU's power"));
+  EXPECT_THAT(problems, HasSubstr("GPU 2: the energy counter disagrees"));
   EXPECT_THAT(problems, Not(HasSubstr("GPU 0's")));
 
   ProcessResult text = Info({}, scenario);
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_THAT(text.out, HasSubstr("    Counter check    agrees: the counter measured "));
   EXPECT_THAT(text.out, HasSubstr("    Counter check    disagrees: "));
-  EXPECT_THAT(text.err, HasSubstr("warning: GPU 1's energy counter disagrees with its power"));
+  EXPECT_THAT(text.err, HasSubstr("warning: GPU 1: the energy counter disagrees with the GPU's power"));
   EXPECT_THAT(text.err, HasSubstr("Zeus measures this GPU by integrating its power instead"));
 
   ProcessResult skipped = Info({"--json", "--no-counter-check"}, scenario);
