@@ -10,20 +10,6 @@
 namespace zeus::base {
 namespace {
 
-class ScopedFd {
- public:
-  explicit ScopedFd(int fd) : fd_(fd) {}
-  ~ScopedFd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  ScopedFd(const ScopedFd&) = delete;
-  ScopedFd& operator=(const ScopedFd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 tl::unexpected<FileReadFailure> ErrnoFailure(int errno_value) {
   return tl::unexpected(FileReadFailure{FileReadFailure::Kind::kErrno, errno_value, 0});
 }

@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <string>
@@ -18,6 +19,21 @@
 #include <tl/expected.hpp>
 
 namespace zeus::base {
+
+// Owns a file descriptor: closes it when destroyed (-1 owns nothing).
+class ScopedFd {
+ public:
+  explicit ScopedFd(int fd) : fd_(fd) {}
+  ~ScopedFd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  ScopedFd(const ScopedFd&) = delete;
+  ScopedFd& operator=(const ScopedFd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
 
 // Why ReadRegularFileAt read nothing.
 struct FileReadFailure {

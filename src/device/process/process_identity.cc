@@ -29,22 +29,10 @@
 namespace zeus::device {
 namespace {
 
+using base::ScopedFd;
+
 // Larger than any real stat, status or cgroup file (a few KiB).
 constexpr std::size_t kMaxProcFileBytes = std::size_t{1} << 20;
-
-class ScopedFd {
- public:
-  explicit ScopedFd(int fd) : fd_(fd) {}
-  ~ScopedFd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  ScopedFd(const ScopedFd&) = delete;
-  ScopedFd& operator=(const ScopedFd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 bool Vanished(int errno_value) { return errno_value == ENOENT || errno_value == ESRCH; }
 
